@@ -1,0 +1,7 @@
+"""The REST API (SPEC §9 paths), one include per app."""
+
+from django.urls import include, path
+
+urlpatterns = [
+    path("", include("accounts.api.urls")),
+]

@@ -1,0 +1,10 @@
+"""Settings for the test suite: fast hashing, in-process jobs, the database from DATABASE_URL."""
+
+from .base import *  # noqa: F403
+
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+CELERY_TASK_ALWAYS_EAGER = True
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+ALLOWED_HOSTS = ["testserver", "127.0.0.1", "localhost"]
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_AUTOREFRESH = True

@@ -1,0 +1,66 @@
+"""``/healthz``: the status of each component the service depends on.
+
+The database is always checked; the broker and the cache only when configured. Any component
+down answers 503 with the same body, so a load balancer and a person read the same thing.
+``?checks=0`` answers at once with no checks (the bare baseline endpoint of the benchmarks).
+"""
+
+import time
+from collections.abc import Callable
+
+from django.conf import settings
+from django.core.cache import cache
+from django.db import connection
+from django.http import HttpRequest, JsonResponse
+
+
+def _database() -> str:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1")
+        cursor.fetchone()
+    return connection.vendor
+
+
+def _broker() -> str:
+    from config.celery_app import app
+
+    with app.connection_for_write() as conn:
+        conn.ensure_connection(max_retries=1, timeout=2)
+    return str(settings.CELERY_BROKER_URL).split("://", 1)[0]
+
+
+def _cache() -> str:
+    key = "healthz:probe"
+    cache.set(key, "1", 5)
+    if cache.get(key) != "1":
+        raise RuntimeError("value written was not read back")
+    return settings.CACHES["default"]["BACKEND"].rsplit(".", 1)[-1]
+
+
+def _check(probe: Callable[[], str]) -> dict[str, object]:
+    started = time.perf_counter()
+    try:
+        detail = probe()
+    except Exception as exc:  # noqa: BLE001 - any failure is the component's status
+        return {"status": "down", "error": f"{type(exc).__name__}: {exc}"}
+    return {
+        "status": "ok",
+        "detail": detail,
+        "ms": round((time.perf_counter() - started) * 1000, 1),
+    }
+
+
+def healthz(request: HttpRequest) -> JsonResponse:
+    if request.GET.get("checks") == "0":
+        return JsonResponse({"status": "ok"})
+    components: dict[str, dict[str, object]] = {"database": _check(_database)}
+    if settings.CELERY_BROKER_URL and not settings.CELERY_TASK_ALWAYS_EAGER:
+        components["broker"] = _check(_broker)
+    else:
+        components["broker"] = {"status": "skipped", "detail": "jobs run in-process (eager)"}
+    components["cache"] = _check(_cache)
+    healthy = all(c["status"] != "down" for c in components.values())
+    return JsonResponse(
+        {"status": "ok" if healthy else "down", "components": components},
+        status=200 if healthy else 503,
+    )

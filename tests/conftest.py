@@ -1,0 +1,84 @@
+"""Shared fixtures: users with roles, API clients, a real Celery worker on Redis."""
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import Group
+from rest_framework.test import APIClient
+
+from accounts.models import ApiToken, User
+from accounts.roles import GAME_SERVER, ORGANISER, REVIEWER, ensure_roles
+
+
+@pytest.fixture
+def roles(db: Any) -> None:
+    ensure_roles()
+
+
+def _user(username: str, role: str | None) -> User:
+    user = User.objects.create_user(username=username, password="pw-for-tests-only")
+    if role:
+        user.groups.add(Group.objects.get(name=role))
+    return user
+
+
+@pytest.fixture
+def organiser(roles: None) -> User:
+    return _user("org", ORGANISER)
+
+
+@pytest.fixture
+def reviewer(roles: None) -> User:
+    return _user("rev", REVIEWER)
+
+
+@pytest.fixture
+def game_server(roles: None) -> User:
+    return _user("server", GAME_SERVER)
+
+
+@pytest.fixture
+def api() -> APIClient:
+    return APIClient()
+
+
+def token_client(user: User) -> APIClient:
+    _, raw = ApiToken.issue(user=user, name="test")
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {raw}")
+    return client
+
+
+@pytest.fixture
+def organiser_api(organiser: User) -> APIClient:
+    return token_client(organiser)
+
+
+@pytest.fixture
+def reviewer_api(reviewer: User) -> APIClient:
+    return token_client(reviewer)
+
+
+@pytest.fixture
+def celery_worker_app(settings: Any) -> Iterator[Any]:
+    """A real Celery worker (thread, solo pool) consuming from Redis at REDIS_URL."""
+    import os
+
+    from celery.contrib.testing.worker import start_worker
+
+    from config.celery_app import app
+
+    broker = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    app.conf.update(
+        broker_url=broker,
+        result_backend=broker,
+        task_always_eager=False,
+        broker_connection_retry_on_startup=False,
+    )
+    try:
+        with start_worker(app, pool="solo", perform_ping_check=False, shutdown_timeout=10):
+            yield app
+    finally:
+        app.conf.update(task_always_eager=True, broker_url="", result_backend=None)

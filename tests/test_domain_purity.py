@@ -1,0 +1,36 @@
+"""The import rule: ``<app>/domain/`` modules import only the standard library and their own
+domain package, so SPEC rules stay testable without Django or a database."""
+
+import ast
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+DOMAIN_MODULES = sorted(ROOT.glob("*/domain/*.py"))
+
+
+def _imports(path: Path) -> list[str]:
+    names = []
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if isinstance(node, ast.Import):
+            names.extend(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.append(node.module)
+    return names
+
+
+def test_domain_modules_exist() -> None:
+    assert len(DOMAIN_MODULES) >= 3
+
+
+@pytest.mark.parametrize("path", DOMAIN_MODULES, ids=lambda p: f"{p.parent.parent.name}/{p.name}")
+def test_domain_module_imports_only_stdlib_and_its_domain(path: Path) -> None:
+    own = f"{path.parent.parent.name}.domain"
+    bad = [
+        name
+        for name in _imports(path)
+        if name.split(".")[0] not in sys.stdlib_module_names and not name.startswith(own)
+    ]
+    assert bad == [], f"{path.relative_to(ROOT)} imports {bad}"

@@ -1,0 +1,128 @@
+"""The foundation: health, the OpenAPI schema, offline docs, settings, tokens, roles."""
+
+import re
+
+import pytest
+from django.core.management import call_command
+from django.test import Client
+from rest_framework.test import APIClient
+
+from accounts.models import ApiToken, User
+from accounts.roles import ORGANISER, REVIEWER, has_role
+
+
+@pytest.mark.django_db
+def test_healthz_reports_each_component() -> None:
+    response = Client().get("/healthz")
+    assert response.status_code == 200
+    body = response.json()
+    assert body["status"] == "ok"
+    assert body["components"]["database"]["status"] == "ok"
+    assert body["components"]["cache"]["status"] == "ok"
+    assert body["components"]["broker"]["status"] == "skipped"
+
+
+@pytest.mark.django_db
+def test_healthz_down_database_answers_503(monkeypatch: pytest.MonkeyPatch) -> None:
+    from core import health
+
+    def broken() -> str:
+        raise ConnectionError("connection refused")
+
+    monkeypatch.setattr(health, "_database", broken)
+    response = Client().get("/healthz")
+    assert response.status_code == 503
+    assert response.json()["components"]["database"] == {
+        "status": "down",
+        "error": "ConnectionError: connection refused",
+    }
+
+
+@pytest.mark.django_db
+def test_schema_validates_as_openapi_3(tmp_path: object) -> None:
+    call_command("spectacular", "--validate", "--fail-on-warn", "--file", f"{tmp_path}/s.yaml")
+    response = Client().get("/api/schema/?format=json")
+    assert response.status_code == 200
+    assert response.json()["openapi"].startswith("3.")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("path", ["/api/docs/", "/api/redoc/"])
+def test_api_docs_make_no_external_requests(path: str) -> None:
+    html = Client().get(path).content.decode()
+    assert "/static/drf_spectacular_sidecar/" in html
+    external = re.findall(r"""(?:src|href)=["'](https?:)?//""", html)
+    assert external == []
+
+
+@pytest.mark.django_db
+def test_sidecar_assets_are_served() -> None:
+    response = Client().get("/static/drf_spectacular_sidecar/swagger-ui-dist/swagger-ui.css")
+    assert response.status_code == 200
+
+
+def test_settings_tour_time_zone_and_languages() -> None:
+    from django.conf import settings
+
+    assert settings.TIME_ZONE == "Asia/Shanghai"
+    assert settings.USE_TZ is True
+    assert settings.LANGUAGE_CODE == "zh-hans"
+    assert [code for code, _ in settings.LANGUAGES] == ["zh-hans", "en"]
+
+
+def test_production_settings_refuse_to_start_without_broker(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import importlib
+    import sys
+
+    from django.core.exceptions import ImproperlyConfigured
+
+    monkeypatch.setenv("DJANGO_SECRET_KEY", "x" * 50)
+    monkeypatch.setenv("DJANGO_ALLOWED_HOSTS", "example.org")
+    monkeypatch.setenv("CELERY_BROKER_URL", "")
+    sys.modules.pop("config.settings.production", None)
+    with pytest.raises(ImproperlyConfigured, match="CELERY_BROKER_URL is required"):
+        importlib.import_module("config.settings.production")
+
+
+@pytest.mark.django_db
+def test_token_authenticates_until_revoked_or_expired(organiser: User) -> None:
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    token, raw = ApiToken.issue(user=organiser, name="server-1")
+    assert token.digest != raw
+    assert raw not in token.digest
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {raw}")
+    assert client.get("/api/me/").json() == {"username": "org", "roles": ["organiser"]}
+
+    ApiToken.objects.filter(pk=token.pk).update(expires_at=timezone.now() - timedelta(seconds=1))
+    response = client.get("/api/me/")
+    assert response.status_code == 401
+    assert response.json()["detail"] == "Token expired."
+
+    ApiToken.objects.filter(pk=token.pk).update(
+        expires_at=timezone.now() + timedelta(days=1), revoked_at=timezone.now()
+    )
+    assert client.get("/api/me/").json()["detail"] == "Token revoked."
+
+
+@pytest.mark.django_db
+def test_unknown_token_is_refused() -> None:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION="Token not-a-token")
+    assert client.get("/api/me/").status_code == 401
+
+
+@pytest.mark.django_db
+def test_roles(organiser: User, reviewer: User) -> None:
+    assert has_role(organiser, ORGANISER)
+    assert not has_role(organiser, REVIEWER)
+    assert has_role(reviewer, REVIEWER)
+    assert not has_role(reviewer, ORGANISER)
+    admin = User.objects.create_superuser("root", password="pw-for-tests-only")
+    assert has_role(admin, ORGANISER)
+    assert has_role(admin, REVIEWER)

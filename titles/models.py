@@ -1,0 +1,1 @@
+"""Title models: the qualification ledger and materialised title state."""

@@ -1,0 +1,1 @@
+"""Tournament models: seasons, events, games and standings (filled by later issues)."""
