@@ -4,4 +4,6 @@ from django.urls import include, path
 
 urlpatterns = [
     path("", include("accounts.api.urls")),
+    path("", include("tournaments.api.urls")),
+    path("", include("titles.api.urls")),
 ]

@@ -1,0 +1,1 @@
+"""Integrity models: audit runs, flags, cases, decisions, sanctions and appeals."""

@@ -1,1 +1,0 @@
-"""Tournament models: seasons, events, games and standings (filled by later issues)."""

@@ -1,0 +1,23 @@
+"""Tournament models, one concept per module: seasons and events, games and seats,
+standings (the live leaderboards), corrections and seated finals."""
+
+from tournaments.models.corrections import Correction
+from tournaments.models.events import Entry, Event, EventKind, EventStatus, Season
+from tournaments.models.games import Game, Seat
+from tournaments.models.seated import SeatedRound, SeatedTable, TableSeat
+from tournaments.models.standings import Standing
+
+__all__ = [
+    "Correction",
+    "Entry",
+    "Event",
+    "EventKind",
+    "EventStatus",
+    "Game",
+    "Seat",
+    "Season",
+    "SeatedRound",
+    "SeatedTable",
+    "Standing",
+    "TableSeat",
+]

@@ -1,0 +1,174 @@
+"""Seasons with their ruleset as data, and their events (SPEC §2, §4)."""
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+from tournaments.domain.calendar import EventKind as PlannedKind
+from tournaments.domain.cards import CLASSIC
+from tournaments.domain.cities import DEFAULT_CITIES
+from tournaments.domain.leaderboard import DEFAULT_ORDER
+
+
+def default_quotas() -> dict[str, dict[str, int]]:
+    """SPEC §2: who advances from each kind of event to the one it feeds."""
+    return {
+        "weekly_qualifier": {"national": 0, "per_province": 100},
+        "weekly_final": {"national": 100, "per_province": 10},
+        "monthly_final": {"national": 50, "per_province": 3},
+        "quarterly_final": {"national": 10, "per_province": 1},
+        "annual_final": {"national": 0, "per_province": 0},
+    }
+
+
+def default_card_table() -> dict[str, object]:
+    return CLASSIC.to_dict()
+
+
+def default_tiebreaks() -> list[str]:
+    return list(DEFAULT_ORDER)
+
+
+def default_cities() -> list[str]:
+    return list(DEFAULT_CITIES)
+
+
+def default_placement_points() -> dict[str, list[int]]:
+    return {"3": [4, 2, 0], "4": [4, 2, 1, 0], "5": [4, 2, 1, 0, 0]}
+
+
+class Season(models.Model):
+    """One year of the tour and its ruleset (editable in the admin, read by every service)."""
+
+    class SinglesScoring(models.TextChoices):
+        TOUR = "tour_singles", "tour singles (margins)"
+        CUMULATIVE = "cumulative", "cumulative (累积法)"
+        PENALTY = "penalty", "penalty (淘汰法)"
+
+    year = models.PositiveSmallIntegerField(unique=True)
+    name = models.CharField(max_length=100)
+    starts_on = models.DateField()
+    time_zone = models.CharField(max_length=40, default="Asia/Shanghai")
+    best_n = models.PositiveSmallIntegerField(default=15)
+    minimum_games = models.PositiveSmallIntegerField(default=15)
+    quotas = models.JSONField(default=default_quotas)
+    card_table = models.JSONField(default=default_card_table)
+    singles_scoring = models.CharField(
+        max_length=20, choices=SinglesScoring.choices, default=SinglesScoring.TOUR
+    )
+    tiebreak_order = models.JSONField(default=default_tiebreaks)
+    cities = models.JSONField(default=default_cities)
+    placement_points = models.JSONField(default=default_placement_points)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-year"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(best_n__gte=1), name="season_best_n_positive"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name or str(self.year)
+
+
+EventKind = models.TextChoices(
+    "EventKind",
+    [(kind.value, kind.value.replace("_", " ")) for kind in PlannedKind]
+    + [("championship", "championship"), ("custom", "custom")],
+)
+
+
+class EventStatus(models.TextChoices):
+    SCHEDULED = "scheduled", "scheduled"
+    FINALISED = "finalised", "finalised"
+    CANCELLED = "cancelled", "cancelled"
+
+
+class Event(models.Model):
+    """An event of a season: a leaderboard window (online kinds) or a seated final.
+
+    ``open_entry`` events (weekly qualifiers) enter every player automatically; the others
+    accept games only from their entrants. ``leaderboard_version`` grows with every change
+    of the event's standings, so cached pages key on it and are never stale past a write.
+    """
+
+    class Format(models.TextChoices):
+        LEADERBOARD = "leaderboard", "leaderboard (best N)"
+        SEATED = "seated", "seated tables"
+
+    season = models.ForeignKey(Season, on_delete=models.PROTECT, related_name="events")
+    code = models.CharField(max_length=32, unique=True)
+    kind = models.CharField(max_length=20, choices=EventKind.choices)
+    format = models.CharField(max_length=12, choices=Format.choices, default=Format.LEADERBOARD)
+    name = models.CharField(max_length=100, blank=True)
+    starts_at = models.DateTimeField()
+    ends_at = models.DateTimeField()
+    daily_opens = models.TimeField(null=True, blank=True)
+    daily_closes = models.TimeField(null=True, blank=True)
+    month = models.CharField(max_length=7, blank=True)
+    station = models.PositiveSmallIntegerField(null=True, blank=True)
+    city = models.CharField(max_length=20, blank=True)
+    feeds = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="fed_by"
+    )
+    open_entry = models.BooleanField(default=False)
+    status = models.CharField(
+        max_length=12, choices=EventStatus.choices, default=EventStatus.SCHEDULED
+    )
+    champion = models.ForeignKey(
+        "accounts.Player", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    finalised_at = models.DateTimeField(null=True, blank=True)
+    finalised_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    leaderboard_version = models.PositiveBigIntegerField(default=0)
+
+    class Meta:
+        ordering = ["starts_at", "code"]
+        indexes = [models.Index(fields=["season", "starts_at"])]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(ends_at__gt=models.F("starts_at")), name="event_window_order"
+            ),
+            models.UniqueConstraint(
+                fields=["season", "station"],
+                condition=models.Q(station__isnull=False) & ~models.Q(status="cancelled"),
+                name="event_station_unique_in_season",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.code
+
+    @property
+    def is_finalised(self) -> bool:
+        return self.status == EventStatus.FINALISED
+
+
+class Entry(models.Model):
+    """A player entered in an event with a closed entry: advanced from the feeding event, or
+    invited (championships)."""
+
+    class Basis(models.TextChoices):
+        ADVANCED = "advanced", "advanced"
+        INVITED = "invited", "invited"
+
+    event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="entries")
+    player = models.ForeignKey("accounts.Player", on_delete=models.PROTECT, related_name="+")
+    basis = models.CharField(max_length=10, choices=Basis.choices)
+    source = models.ForeignKey(
+        Event, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    reason = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["event", "player"], name="entry_unique_player"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.event_id}:{self.player_id}"

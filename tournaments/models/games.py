@@ -1,0 +1,86 @@
+"""Games and their seats, as ingested from game record v1 (SPEC §3, §9)."""
+
+from django.db import models
+from django.utils import timezone
+
+
+class Game(models.Model):
+    """One game of an event. ``record_id`` is the game server's id (idempotency key) and
+    ``digest`` the SHA-256 of the canonical record, so a different record under an existing
+    id is told apart from a harmless re-send."""
+
+    class Mode(models.TextChoices):
+        SINGLES = "singles", "singles"
+        DOUBLES = "doubles", "doubles"
+
+    class EndedBy(models.TextChoices):
+        OUT = "out", "out"
+        TIME = "time", "time"
+
+    record_id = models.CharField(max_length=64, unique=True)
+    digest = models.CharField(max_length=64)
+    event = models.ForeignKey("tournaments.Event", on_delete=models.PROTECT, related_name="games")
+    mode = models.CharField(max_length=8, choices=Mode.choices)
+    started_at = models.DateTimeField()
+    ended_at = models.DateTimeField()
+    ended_by = models.CharField(max_length=4, choices=EndedBy.choices)
+    seat_count = models.PositiveSmallIntegerField()
+    log = models.JSONField(null=True, blank=True)
+    voided = models.BooleanField(default=False)
+    ingested_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        indexes = [models.Index(fields=["event", "ended_at"])]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(ended_at__gte=models.F("started_at")), name="game_times_order"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(seat_count__gte=2, seat_count__lte=10), name="game_seat_count"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(mode__in=["singles", "doubles"]), name="game_mode_valid"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(ended_by__in=["out", "time"]), name="game_ended_by_valid"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.record_id
+
+
+class Seat(models.Model):
+    """A player's seat at a game: hand left, its points and the game score it earned.
+
+    ``event``, ``ended_at`` and ``voided`` repeat the game's so a player's scores in an
+    event are read from one index without a join. The session (ip, device, client) is
+    personal data: reviewers only."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="seats")
+    seat = models.PositiveSmallIntegerField()
+    player = models.ForeignKey("accounts.Player", on_delete=models.PROTECT, related_name="seats")
+    team = models.PositiveSmallIntegerField(null=True, blank=True)
+    hand = models.CharField(max_length=400, blank=True)
+    hand_points = models.PositiveIntegerField()
+    score = models.IntegerField()
+    event = models.ForeignKey("tournaments.Event", on_delete=models.PROTECT, related_name="+")
+    ended_at = models.DateTimeField()
+    voided = models.BooleanField(default=False)
+    ip = models.GenericIPAddressField(null=True, blank=True)
+    device = models.CharField(max_length=64, blank=True)
+    client = models.CharField(max_length=32, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["event", "player", "ended_at"])]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "seat"], name="seat_unique_position"),
+            models.UniqueConstraint(fields=["game", "player"], name="seat_unique_player"),
+            models.CheckConstraint(
+                condition=models.Q(team__isnull=True) | models.Q(team__in=[0, 1]),
+                name="seat_team_valid",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.game_id}#{self.seat}"
