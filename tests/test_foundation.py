@@ -126,3 +126,34 @@ def test_roles(organiser: User, reviewer: User) -> None:
     admin = User.objects.create_superuser("root", password="pw-for-tests-only")
     assert has_role(admin, ORGANISER)
     assert has_role(admin, REVIEWER)
+
+
+@pytest.mark.django_db
+def test_chinese_by_default_english_on_request() -> None:
+    client = Client()
+    assert "UNO 中国线上巡回赛" in client.get("/").content.decode()
+    switched = client.post("/i18n/setlang/", {"language": "en", "next": "/"})
+    assert switched.status_code == 302
+    assert switched["Location"] == "/en/"
+    english = client.get("/en/").content.decode()
+    assert "China UNO Online Tour" in english
+    assert '<html lang="en">' in english
+
+
+def test_compose_describes_production() -> None:
+    from pathlib import Path
+
+    import yaml
+
+    root = Path(__file__).resolve().parent.parent
+    compose = yaml.safe_load((root / "docker-compose.yml").read_text())
+    services = compose["services"]
+    assert sorted(services) == ["beat", "db", "redis", "web", "worker"]
+    for name in ("web", "db", "redis", "worker"):
+        assert "healthcheck" in services[name], name
+    assert services["db"]["image"].startswith("postgres:")
+    assert "celery -A config.celery_app worker" in services["worker"]["command"]
+    assert "DatabaseScheduler" in services["beat"]["command"]
+    example = (root / ".env.example").read_text()
+    for key in ("DATABASE_URL=postgres://", "CELERY_BROKER_URL=redis://", "DJANGO_SECRET_KEY="):
+        assert key in example
