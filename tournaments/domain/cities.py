@@ -1,0 +1,85 @@
+"""Default city names for a season's stations (站) — SPEC §2.
+
+Every final of a season (weekly, monthly, quarterly, annual) is a station, numbered in date
+order and named after a famous Chinese city: "第十三站：南京站 (2020-08-17)". The calendar
+generator (``tournaments.domain.calendar``) takes the names in this order and cycles the list
+when a season has more stations than names.
+
+The list holds 69 distinct names, one per station of a 52-week season (52 + 12 + 4 + 1). It is
+ordered so that station 13 of the 2020 season (opened 2020-06-01), the weekly final of
+2020-08-17, is 南京, as the tour's own record has it. Organisers may pass their own list.
+"""
+
+from __future__ import annotations
+
+DEFAULT_CITIES: tuple[str, ...] = (
+    "北京",
+    "上海",
+    "广州",
+    "深圳",
+    "天津",
+    "重庆",
+    "成都",
+    "杭州",
+    "武汉",
+    "西安",
+    "苏州",
+    "长沙",
+    "南京",
+    "郑州",
+    "青岛",
+    "沈阳",
+    "大连",
+    "厦门",
+    "宁波",
+    "济南",
+    "合肥",
+    "福州",
+    "昆明",
+    "哈尔滨",
+    "长春",
+    "石家庄",
+    "太原",
+    "南昌",
+    "南宁",
+    "贵阳",
+    "兰州",
+    "海口",
+    "三亚",
+    "呼和浩特",
+    "乌鲁木齐",
+    "拉萨",
+    "西宁",
+    "银川",
+    "无锡",
+    "佛山",
+    "东莞",
+    "珠海",
+    "温州",
+    "绍兴",
+    "扬州",
+    "洛阳",
+    "开封",
+    "桂林",
+    "丽江",
+    "大理",
+    "泉州",
+    "烟台",
+    "威海",
+    "徐州",
+    "常州",
+    "南通",
+    "嘉兴",
+    "金华",
+    "台州",
+    "潍坊",
+    "唐山",
+    "保定",
+    "秦皇岛",
+    "承德",
+    "黄山",
+    "景德镇",
+    "遵义",
+    "香港",
+    "澳门",
+)
