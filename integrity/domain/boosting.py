@@ -1,0 +1,334 @@
+"""Boosting: someone else playing the account (代练代打) (SPEC §7).
+
+A hired player shows up as a jump in the account's performance that starts when the
+account's sessions change hands: a new device, a new address range, other hours of play.
+
+**Data.** Per player, the performance residuals in play order — observed game score minus
+the score expected from the opponents' skill (pass them in, or build them with
+:func:`residual_series` from the tables and an expectation function) — and the
+:class:`~integrity.domain.data.SessionObs` of those games.
+
+**Session changes (opportunity, from sessions only).** A split ``i`` (games ``[0, i)``
+before, ``[i, n)`` after) *coincides* with a change of a kind when the typical value of that
+kind differs between the ``window`` games before ``i`` and the ``window`` games from ``i``:
+the most frequent device; the most frequent IP range (IPv4 /24, IPv6 /48); the typical hour
+of play (circular mean of the local hour, each side concentrated — mean resultant length
+>= 0.5 — and ``>= min_hour_shift`` hours apart). The splits tested are those with
+``min_segment <= i <= n - min_segment`` that coincide with at least one change.
+
+**Statistic.** At each tested split the Mann–Whitney rank-sum statistic of the residuals
+after against before, standardised with the tie-corrected variance and a continuity
+correction of 1/2 (``z``); the change
+point is the split of largest ``|z|`` (ties: the earliest). Rank-based, so heavy-tailed
+game scores do not matter: under the null the residuals are exchangeable.
+
+**p-value.** A Bonferroni-corrected normal bound, ``p = min(1, J * 2 * P(Z >= |z|))`` with
+``J`` the number of tested splits of that player (``normal_sf`` via ``erfc``). The rank
+statistic is lighter-tailed than the normal: with the continuity correction the normal tail
+is above the exact one wherever the exact one is below 0.01 (checked exhaustively for
+segments of 10 to 30 games), so the bound is conservative where decisions are made.
+Because the splits are chosen from the session data alone, the scan is narrow (``J`` small)
+and the coincidence is part of the test rather than a filter applied after it — filtering
+Benjamini–Hochberg discoveries afterwards would void its guarantee.
+
+**Family / threshold / false-positive control.** The players with at least one tested split
+(session data and game counts only); Benjamini–Hochberg at ``q`` (default 0.01) over them.
+Flags are ordered by p-value, then by player.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import math
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import ClassVar, Final, Literal
+
+from integrity.domain.data import SessionObs, TableObs
+from integrity.domain.stats import bh_log_qvalues, log_normal_sf
+
+__all__ = [
+    "VERSION",
+    "BoostFlag",
+    "BoostingResult",
+    "ChangeKind",
+    "detect_boosting",
+    "residual_series",
+]
+
+VERSION: Final = "boost-1"
+
+ChangeKind = Literal["device", "hours", "ip_range"]
+
+_LN10: Final = math.log(10.0)
+_MIN_RESULTANT: Final = 0.5
+
+
+@dataclass(frozen=True, slots=True)
+class BoostFlag:
+    """A performance shift that starts where the account's sessions change.
+
+    ``change_index`` is the first game after the change (0-based in the player's series),
+    ``shift`` the mean residual after minus before, ``z`` the signed rank statistic there,
+    ``splits`` the number of session-change splits scanned (the Bonferroni factor).
+    """
+
+    family: ClassVar[str] = "boosting"
+    near_conclusive: ClassVar[bool] = False
+
+    player: str
+    games: int
+    change_index: int
+    change_game: str
+    change_hour: int | None
+    kinds: tuple[ChangeKind, ...]
+    before_mean: float
+    after_mean: float
+    shift: float
+    z: float
+    splits: int
+    p: float
+    q: float
+    strength: float
+
+    @property
+    def players(self) -> tuple[str, ...]:
+        return (self.player,)
+
+
+@dataclass(frozen=True, slots=True)
+class BoostingResult:
+    """The discoveries and the family they were controlled over."""
+
+    flags: tuple[BoostFlag, ...]
+    family_size: int
+    version: str = VERSION
+
+
+def residual_series(
+    tables: Iterable[TableObs], expected: Callable[[TableObs, int], float]
+) -> dict[str, list[tuple[str, float]]]:
+    """Per player, ``(game id, score - expected(table, seat))`` in the order of ``tables``
+    (give them in play order)."""
+    series: dict[str, list[tuple[str, float]]] = {}
+    for table in tables:
+        for seat, player in enumerate(table.players):
+            residual = table.scores[seat] - expected(table, seat)
+            series.setdefault(player, []).append((table.game_id, residual))
+    return series
+
+
+def _ip_range(ip: str) -> str:
+    """The /24 of an IPv4 address, the /48 of an IPv6 one (anything else: itself)."""
+    parts = ip.split(".")
+    if len(parts) == 4 and all(p.isdigit() and int(p) < 256 for p in parts):
+        return f"{parts[0]}.{parts[1]}.{parts[2]}.0/24"
+    try:
+        address = ipaddress.ip_address(ip)
+    except ValueError:
+        return ip
+    return str(ipaddress.ip_network(f"{address}/48", strict=False))
+
+
+def _mode(counts: Counter[str]) -> str | None:
+    """The most frequent value (ties: the smallest), ``None`` when there is none."""
+    top = max(counts.values(), default=0)
+    if not top:
+        return None
+    return min(v for v, c in counts.items() if c == top)
+
+
+def _typical_hour(x: float, y: float, count: int) -> float | None:
+    """Circular mean hour from the summed unit vectors (``None``: unknown or spread out)."""
+    if not count or math.hypot(x, y) < _MIN_RESULTANT * count:
+        return None
+    return (math.atan2(y, x) * 12 / math.pi) % 24
+
+
+def _value_changes(values: Sequence[str], window: int) -> set[int]:
+    """The splits ``i`` where the most frequent value of the ``window`` values before ``i``
+    differs from that of the ``window`` values from ``i`` (empty values ignored).
+
+    Two windows can only disagree if they hold two consecutive known values that differ,
+    so only the splits near such a boundary are looked at."""
+    known = [(i, v) for i, v in enumerate(values) if v]
+    candidates: set[int] = set()
+    for (_, previous), (j, value) in zip(known, known[1:], strict=False):
+        if value != previous:
+            candidates.update(range(max(0, j - window + 1), j + window))
+    changes = set()
+    for i in candidates:
+        before = _mode(Counter(v for v in values[max(0, i - window) : i] if v))
+        after = _mode(Counter(v for v in values[i : i + window] if v))
+        if before is not None and after is not None and before != after:
+            changes.add(i)
+    return changes
+
+
+def _typical_hours(
+    hours: Sequence[int | None], window: int
+) -> tuple[list[float | None], list[float | None]]:
+    """For every split: the circular mean local hour of the ``window`` games on each side."""
+    vectors = [
+        (math.cos(h % 24 * math.pi / 12), math.sin(h % 24 * math.pi / 12), 1)
+        if h is not None
+        else (0.0, 0.0, 0)
+        for h in hours
+    ]
+    prefix = [(0.0, 0.0, 0)]
+    for x, y, c in vectors:
+        px, py, pc = prefix[-1]
+        prefix.append((px + x, py + y, pc + c))
+
+    def mean(lo: int, hi: int) -> float | None:
+        (ax, ay, ac), (bx, by, bc) = prefix[lo], prefix[hi]
+        return _typical_hour(bx - ax, by - ay, bc - ac)
+
+    n = len(hours)
+    before = [mean(max(0, i - window), i) for i in range(n + 1)]
+    after = [mean(i, min(n, i + window)) for i in range(n + 1)]
+    return before, after
+
+
+def _session_changes(
+    devices: Sequence[str],
+    ranges: Sequence[str],
+    hours: Sequence[int | None],
+    window: int,
+    min_hour_shift: float,
+) -> list[tuple[ChangeKind, ...]]:
+    """The kinds of session change at every split ``0..n`` (see the module docstring)."""
+    device_changes = _value_changes(devices, window)
+    range_changes = _value_changes(ranges, window)
+    hour_before, hour_after = _typical_hours(hours, window)
+    changes: list[tuple[ChangeKind, ...]] = []
+    for i in range(len(devices) + 1):
+        kinds: list[ChangeKind] = []
+        if i in device_changes:
+            kinds.append("device")
+        ha, hb = hour_before[i], hour_after[i]
+        if ha is not None and hb is not None:
+            gap = abs(ha - hb)
+            if min(gap, 24 - gap) >= min_hour_shift:
+                kinds.append("hours")
+        if i in range_changes:
+            kinds.append("ip_range")
+        changes.append(tuple(kinds))
+    return changes
+
+
+def _midranks(values: Sequence[float]) -> tuple[list[float], float]:
+    """Mid-ranks (1-based) and the tie term ``sum(t**3 - t)``."""
+    order = sorted(range(len(values)), key=lambda i: values[i])
+    ranks = [0.0] * len(values)
+    ties = 0.0
+    start = 0
+    while start < len(order):
+        end = start
+        while end + 1 < len(order) and values[order[end + 1]] == values[order[start]]:
+            end += 1
+        rank = (start + end) / 2 + 1
+        for k in range(start, end + 1):
+            ranks[order[k]] = rank
+        t = end - start + 1
+        ties += t**3 - t
+        start = end + 1
+    return ranks, ties
+
+
+@dataclass(frozen=True, slots=True)
+class _Scan:
+    split: int
+    z: float
+    splits: int
+    kinds: tuple[ChangeKind, ...]
+
+
+def _scan(
+    residuals: Sequence[float], splits: Sequence[tuple[int, tuple[ChangeKind, ...]]]
+) -> _Scan:
+    n = len(residuals)
+    ranks, ties = _midranks(residuals)
+    prefix = [0.0]
+    for r in ranks:
+        prefix.append(prefix[-1] + r)
+    spread = (n + 1) - ties / (n * (n - 1))
+    best = _Scan(splits[0][0], 0.0, len(splits), splits[0][1])
+    for split, kinds in splits:
+        n1, n2 = split, n - split
+        variance = n1 * n2 / 12 * spread
+        if variance <= 0:
+            continue
+        excess = prefix[n] - prefix[split] - n2 * (n2 + 1) / 2 - n1 * n2 / 2
+        z = math.copysign(max(0.0, abs(excess) - 0.5), excess) / math.sqrt(variance)
+        if abs(z) > abs(best.z):
+            best = _Scan(split, z, len(splits), kinds)
+    return best
+
+
+def detect_boosting(
+    residuals: Mapping[str, Sequence[tuple[str, float]]],
+    sessions: Iterable[SessionObs],
+    *,
+    q: float = 0.01,
+    min_segment: int = 10,
+    window: int = 10,
+    min_hour_shift: float = 6.0,
+) -> BoostingResult:
+    """Flag performance shifts that coincide with session changes (module docstring)."""
+    if not 0 < q < 1 or min_segment < 1 or window < 1:
+        raise ValueError("need 0 < q < 1, min_segment >= 1 and window >= 1")
+    seen: dict[tuple[str, str], SessionObs] = {(obs.game_id, obs.player): obs for obs in sessions}
+    tested: list[tuple[str, _Scan, float]] = []
+    for player in sorted(residuals):
+        series = residuals[player]
+        n = len(series)
+        if n < 2 * min_segment:
+            continue
+        obs = [seen.get((game_id, player)) for game_id, _ in series]
+        devices = [o.device if o else "" for o in obs]
+        ranges = [_ip_range(o.ip) if o and o.ip else "" for o in obs]
+        hours = [o.hour if o else None for o in obs]
+        changes = _session_changes(devices, ranges, hours, window, min_hour_shift)
+        splits = [
+            (split, changes[split])
+            for split in range(min_segment, n - min_segment + 1)
+            if changes[split]
+        ]
+        if not splits:
+            continue
+        scan = _scan([value for _, value in series], splits)
+        log_p = min(0.0, math.log(2 * len(splits)) + log_normal_sf(abs(scan.z)))
+        tested.append((player, scan, log_p))
+
+    log_qs = bh_log_qvalues([log_p for _, _, log_p in tested], m=len(tested))
+    threshold = math.log(q)
+    found = []
+    for (player, scan, log_p), log_q in zip(tested, log_qs, strict=True):
+        if log_q > threshold:
+            continue
+        values = [value for _, value in residuals[player]]
+        before = math.fsum(values[: scan.split]) / scan.split
+        after = math.fsum(values[scan.split :]) / (len(values) - scan.split)
+        game_id = residuals[player][scan.split][0]
+        session = seen.get((game_id, player))
+        flag = BoostFlag(
+            player=player,
+            games=len(values),
+            change_index=scan.split,
+            change_game=game_id,
+            change_hour=session.hour if session else None,
+            kinds=scan.kinds,
+            before_mean=before,
+            after_mean=after,
+            shift=after - before,
+            z=scan.z,
+            splits=scan.splits,
+            p=math.exp(log_p),
+            q=math.exp(log_q),
+            strength=-log_q / _LN10,
+        )
+        found.append((log_p, player, flag))
+    found.sort(key=lambda item: (item[0], item[1]))
+    return BoostingResult(flags=tuple(flag for _, _, flag in found), family_size=len(tested))

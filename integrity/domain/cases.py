@@ -1,0 +1,151 @@
+"""Cases: flags on related players grouped for a reviewer (SPEC §7: flags on related players
+group into cases; a reviewer decides; statistics never sanction by themselves).
+
+**Data.** Flags of the four detector families, each with its players, its ``strength``
+(``-log10 q`` for the statistical detectors; :data:`~integrity.domain.sessions.LINK_STRENGTH`
+for a session cluster) and whether it is a near-conclusive event — keyed by the caller's
+flag reference:
+
+* behaviour: ``coseating`` (who sits together), ``pointflow`` (hands held in a partner's
+  wins, tested conditionally on the tables, so independent of how often they met),
+  ``boosting`` (one account's performance over time);
+* links: ``sessions`` (devices and addresses).
+
+The families read different data, so agreement between two of them is independent evidence.
+
+**Rule.** Players are related when a flag names them together; union-find over the flags'
+player sets gives the clusters of related players. A cluster opens a case when its flags
+come from ``>= 2`` families, or when it holds a near-conclusive event (two seats of one game
+on one device or address). Every other flag stays in the review queue, ranked by strength
+(then by reference).
+
+**Score / threshold.** The case score is the sum of its flags' strengths (each capped at
+:data:`MAX_STRENGTH`) plus :data:`NEAR_CONCLUSIVE_SCORE` per near-conclusive event; cases are
+ranked by score (descending), then by their sorted players. The score orders the reviewer's
+work; it decides nothing. **False-positive control:** each flag was already controlled by its
+detector; a case additionally needs independent agreement or a near-conclusive event.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Final, Protocol
+
+__all__ = [
+    "FAMILIES",
+    "MAX_STRENGTH",
+    "NEAR_CONCLUSIVE_SCORE",
+    "VERSION",
+    "CaseProposal",
+    "Flag",
+    "Triage",
+    "propose_cases",
+]
+
+VERSION: Final = "cases-1"
+
+FAMILIES: Final = ("boosting", "coseating", "pointflow", "sessions")
+
+#: A flag's contribution to a case score is capped here (q-values below 1e-300 all count alike).
+MAX_STRENGTH: Final = 300.0
+
+#: Added to a case score for each near-conclusive event (as much as a discovery at q = 1e-10).
+NEAR_CONCLUSIVE_SCORE: Final = 10.0
+
+
+class Flag(Protocol):
+    """What the case builder reads from a detector's flag."""
+
+    @property
+    def family(self) -> str: ...
+
+    @property
+    def players(self) -> tuple[str, ...]: ...
+
+    @property
+    def strength(self) -> float: ...
+
+    @property
+    def near_conclusive(self) -> bool: ...
+
+
+@dataclass(frozen=True, slots=True)
+class CaseProposal:
+    """A cluster of related players for a reviewer, with the flags that put it there."""
+
+    players: tuple[str, ...]
+    families: tuple[str, ...]
+    flags: tuple[str, ...]
+    score: float
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Triage:
+    """The proposed cases (ranked) and the flags left for review on their own (ranked)."""
+
+    cases: tuple[CaseProposal, ...]
+    review: tuple[str, ...]
+    version: str = VERSION
+
+
+def _find(parent: dict[str, str], x: str) -> str:
+    root = parent.setdefault(x, x)
+    while parent[root] != root:
+        root = parent[root]
+    while parent[x] != root:
+        parent[x], x = root, parent[x]
+    return root
+
+
+def propose_cases(flags: Mapping[str, Flag]) -> Triage:
+    """Group flags on related players into cases (see the module docstring)."""
+    for ref, flag in flags.items():
+        if flag.family not in FAMILIES:
+            raise ValueError(f"flag {ref}: unknown family {flag.family!r}")
+        if not flag.players:
+            raise ValueError(f"flag {ref}: no players")
+    parent: dict[str, str] = {}
+    for flag in flags.values():
+        first = _find(parent, flag.players[0])
+        for player in flag.players[1:]:
+            other = _find(parent, player)
+            if other != first:
+                first, other = min(first, other), max(first, other)
+                parent[other] = first
+
+    groups: defaultdict[str, list[str]] = defaultdict(list)
+    for ref in sorted(flags):
+        groups[_find(parent, flags[ref].players[0])].append(ref)
+    members: defaultdict[str, set[str]] = defaultdict(set)
+    for player in parent:
+        members[_find(parent, player)].add(player)
+
+    cases = []
+    review = []
+    for root, refs in groups.items():
+        families = tuple(sorted({flags[ref].family for ref in refs}))
+        near = sum(1 for ref in refs if flags[ref].near_conclusive)
+        if len(families) < 2 and not near:
+            review.extend(refs)
+            continue
+        reasons = []
+        if len(families) >= 2:
+            reasons.append(f"{len(families)} families agree: {', '.join(families)}")
+        if near:
+            reasons.append(f"{near} near-conclusive same-table link(s)")
+        score = sum(min(flags[ref].strength, MAX_STRENGTH) for ref in refs)
+        cases.append(
+            CaseProposal(
+                players=tuple(sorted(members[root])),
+                families=families,
+                flags=tuple(refs),
+                score=score + NEAR_CONCLUSIVE_SCORE * near,
+                reason="; ".join(reasons),
+            )
+        )
+    cases.sort(key=lambda c: (-c.score, c.players))
+    review.sort(key=lambda ref: (-min(flags[ref].strength, MAX_STRENGTH), ref))
+    return Triage(cases=tuple(cases), review=tuple(review))

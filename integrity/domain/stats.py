@@ -1,0 +1,247 @@
+"""Tail probabilities and false-discovery control for the integrity detectors (SPEC §7).
+
+SPEC §7: statistics rank cases for human review and each detector states its false-positive
+control. This module holds the shared arithmetic; it decides nothing by itself.
+
+Data: counts, probabilities and p-values. Statistic: none of its own. Threshold: none of
+its own (the detectors apply Benjamini–Hochberg at their level ``q``). False-positive
+control: :func:`bh_log_qvalues` / :func:`bh_qvalues` (Benjamini & Hochberg 1995), which
+control the false discovery rate at ``q`` for independent or positively dependent (PRDS)
+p-values, and stay valid when ``m`` is an upper bound on the family size (the missing
+hypotheses act as p = 1, which BH never rejects).
+
+Every upper tail is computed in log space (natural logarithms), so a p-value of 1e-400
+is a finite number and still ranks correctly against 1e-300:
+
+* :func:`log_poisson_sf` — ``log P(X >= k)``, ``X ~ Poisson(mu)``.
+* :func:`log_binomial_sf` — ``log P(X >= k)``, ``X ~ Binomial(n, p)``; the sign test is
+  the case ``p = 1/2``.
+* :func:`log_poisson_binomial_sf` — ``log P(X >= k)`` for a sum of independent Bernoulli
+  trials with probabilities ``probs``: exact by dynamic programming over the count
+  (states ``0..k-1`` plus an absorbing ``>= k``; ``len(probs) * k`` cells). When that would
+  exceed ``max_cells`` and ``k >= mu + 1`` (``mu = sum(probs)``) it returns the upper bound
+  ``P(Binomial(n, mu/n) >= k)`` instead: Hoeffding (1956, Theorem 4) shows the binomial
+  with the mean probability has the larger upper tail there, so the bound is conservative
+  (a larger p-value never adds a discovery). Anderson & Samuels (1967) put the Poisson tail
+  above that binomial one for ``k >= mu + 1``; the Poisson tail is therefore a looser bound
+  of the same kind (Le Cam: the total-variation gap is at most ``sum(p_i**2)``).
+* :func:`log_normal_sf` / :func:`normal_sf` — the standard normal upper tail through
+  :func:`math.erfc`, with the asymptotic series beyond ``z = 30``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Final
+
+__all__ = [
+    "DEFAULT_MAX_CELLS",
+    "bh_log_qvalues",
+    "bh_qvalues",
+    "log_binomial_sf",
+    "log_normal_sf",
+    "log_poisson_binomial_sf",
+    "log_poisson_sf",
+    "normal_sf",
+]
+
+#: Cells of the exact Poisson-binomial DP (trials x count) before the binomial bound is used.
+DEFAULT_MAX_CELLS: Final = 200_000
+
+_REL_EPS: Final = 1e-17
+_LINEAR_FLOOR: Final = 1e-250  # below this the linear DP may have lost mass to underflow
+_NEG_INF: Final = -math.inf
+
+
+def _log1mexp(log_x: float) -> float:
+    """Return ``log(1 - exp(log_x))`` for ``log_x <= 0``, accurately at both ends."""
+    if log_x > -math.log(2.0):
+        return math.log(-math.expm1(log_x))
+    return math.log1p(-math.exp(log_x))
+
+
+def _logaddexp(a: float, b: float) -> float:
+    if a == _NEG_INF:
+        return b
+    if b == _NEG_INF:
+        return a
+    if a < b:
+        a, b = b, a
+    return a + math.log1p(math.exp(b - a))
+
+
+def log_poisson_sf(k: int, mu: float) -> float:
+    """Return ``log P(X >= k)`` for ``X ~ Poisson(mu)``.
+
+    Above the mean the tail is summed upwards from ``k`` (terms shrink geometrically);
+    at or below it, ``1 - P(X <= k-1)`` with the lower sum taken downwards from ``k-1``
+    (that sum is at most about one half there, so the subtraction loses nothing).
+    """
+    if mu < 0:
+        raise ValueError(f"mu must be >= 0, got {mu}")
+    if k <= 0:
+        return 0.0
+    if mu == 0:
+        return _NEG_INF
+    if k > mu:
+        log_first = k * math.log(mu) - mu - math.lgamma(k + 1)
+        total = term = 1.0
+        j = k
+        while term > total * _REL_EPS:
+            j += 1
+            term *= mu / j
+            total += term
+        return log_first + math.log(total)
+    log_last = (k - 1) * math.log(mu) - mu - math.lgamma(k)
+    total = term = 1.0
+    j = k - 1
+    while j > 0 and term > total * _REL_EPS:
+        term *= j / mu
+        total += term
+        j -= 1
+    return _log1mexp(log_last + math.log(total))
+
+
+def log_binomial_sf(k: int, n: int, p: float) -> float:
+    """Return ``log P(X >= k)`` for ``X ~ Binomial(n, p)`` (summed like :func:`log_poisson_sf`)."""
+    if n < 0 or not 0.0 <= p <= 1.0:
+        raise ValueError(f"need n >= 0 and 0 <= p <= 1, got n={n}, p={p}")
+    if k <= 0:
+        return 0.0
+    if k > n or p == 0.0:
+        return _NEG_INF
+    if p == 1.0:
+        return 0.0
+    odds = p / (1.0 - p)
+    if k > n * p:
+        log_first = (
+            math.lgamma(n + 1)
+            - math.lgamma(k + 1)
+            - math.lgamma(n - k + 1)
+            + k * math.log(p)
+            + (n - k) * math.log1p(-p)
+        )
+        total = term = 1.0
+        j = k
+        while j < n and term > total * _REL_EPS:
+            term *= (n - j) / (j + 1) * odds
+            total += term
+            j += 1
+        return log_first + math.log(total)
+    log_last = (
+        math.lgamma(n + 1)
+        - math.lgamma(k)
+        - math.lgamma(n - k + 2)
+        + (k - 1) * math.log(p)
+        + (n - k + 1) * math.log1p(-p)
+    )
+    total = term = 1.0
+    j = k - 1
+    while j > 0 and term > total * _REL_EPS:
+        term *= j / (n - j + 1) / odds
+        total += term
+        j -= 1
+    return _log1mexp(log_last + math.log(total))
+
+
+def _pb_tail_linear(k: int, probs: Sequence[float]) -> float:
+    """``P(sum >= k)`` by the DP over counts ``0..k-1`` and an absorbing ``>= k`` state."""
+    dist = [1.0] + [0.0] * (k - 1)
+    tail = 0.0
+    last = k - 1
+    for p in probs:
+        stay = 1.0 - p
+        tail += dist[last] * p
+        for j in range(last, 0, -1):
+            dist[j] = dist[j] * stay + dist[j - 1] * p
+        dist[0] *= stay
+    return tail
+
+
+def _pb_tail_log(k: int, probs: Sequence[float]) -> float:
+    """The same DP with every cell a logarithm (used when the linear one underflows)."""
+    dist = [0.0] + [_NEG_INF] * (k - 1)
+    tail = _NEG_INF
+    for p in probs:
+        log_p = math.log(p) if p > 0 else _NEG_INF
+        log_stay = math.log1p(-p) if p < 1 else _NEG_INF
+        tail = _logaddexp(tail, dist[-1] + log_p)
+        dist = [
+            _logaddexp(a + log_stay, b + log_p)
+            for a, b in zip(dist, [_NEG_INF, *dist[:-1]], strict=True)
+        ]
+    return tail
+
+
+def log_poisson_binomial_sf(
+    k: int, probs: Sequence[float], *, max_cells: int = DEFAULT_MAX_CELLS
+) -> float:
+    """Return ``log P(X >= k)`` for ``X`` the number of successes in independent trials.
+
+    Exact unless ``len(probs) * k > max_cells`` and ``k >= sum(probs) + 1``, where the
+    Hoeffding binomial bound (never smaller than the exact value) is returned instead.
+    """
+    if any(not 0.0 <= p <= 1.0 for p in probs):
+        raise ValueError("every probability must lie in [0, 1]")
+    n = len(probs)
+    if k <= 0:
+        return 0.0
+    if k > n:
+        return _NEG_INF
+    mu = math.fsum(probs)
+    if n * k > max_cells and k >= mu + 1:
+        return log_binomial_sf(k, n, min(1.0, mu / n))
+    tail = _pb_tail_linear(k, probs)
+    if tail > _LINEAR_FLOOR:
+        return math.log(tail)
+    return _pb_tail_log(k, probs)
+
+
+def normal_sf(z: float) -> float:
+    """Return ``P(Z >= z)`` for a standard normal ``Z``."""
+    return 0.5 * math.erfc(z / math.sqrt(2.0))
+
+
+def log_normal_sf(z: float) -> float:
+    """Return ``log P(Z >= z)``; beyond ``z = 30`` by the asymptotic (Mills ratio) series."""
+    if z < 30.0:
+        return math.log(normal_sf(z))
+    inv = 1.0 / (z * z)
+    series = 1.0 - inv * (1.0 - 3.0 * inv * (1.0 - 5.0 * inv))
+    return -0.5 * z * z - math.log(z) - 0.5 * math.log(2.0 * math.pi) + math.log(series)
+
+
+def _family_size(count: int, m: int | None) -> int:
+    size = count if m is None else m
+    if size < count:
+        raise ValueError(f"family size m={m} is smaller than the {count} p-values given")
+    return size
+
+
+def bh_log_qvalues(log_p: Sequence[float], *, m: int | None = None) -> list[float]:
+    """Return the logs of Benjamini–Hochberg adjusted p-values (q-values), in input order.
+
+    ``q_(i) = min(1, min_{j >= i} m * p_(j) / j)`` over the p-values sorted ascending;
+    ``m`` defaults to ``len(log_p)`` and may be larger (hypotheses not supplied count as
+    p = 1). A hypothesis is a discovery at level ``q`` exactly when its q-value is
+    ``<= q`` — the step-up rule. Tied p-values get equal q-values.
+    """
+    size = _family_size(len(log_p), m)
+    order = sorted(range(len(log_p)), key=lambda i: log_p[i])
+    log_m = math.log(size) if size else 0.0
+    adjusted = [0.0] * len(log_p)
+    running = 0.0
+    for rank in range(len(order), 0, -1):
+        i = order[rank - 1]
+        running = min(running, log_p[i] + log_m - math.log(rank))
+        adjusted[i] = running
+    return adjusted
+
+
+def bh_qvalues(p_values: Sequence[float], *, m: int | None = None) -> list[float]:
+    """Return Benjamini–Hochberg q-values for plain p-values (see :func:`bh_log_qvalues`)."""
+    if any(not 0.0 <= p <= 1.0 for p in p_values):
+        raise ValueError("every p-value must lie in [0, 1]")
+    logs = [math.log(p) if p > 0 else _NEG_INF for p in p_values]
+    return [math.exp(lq) for lq in bh_log_qvalues(logs, m=m)]
