@@ -9,6 +9,8 @@ COPY accounts ./accounts
 COPY tournaments ./tournaments
 COPY titles ./titles
 COPY integrity ./integrity
+COPY ratings ./ratings
+COPY webhooks ./webhooks
 RUN pip install -c requirements.lock .
 COPY . .
 RUN DJANGO_SETTINGS_MODULE=config.settings.production DJANGO_SECRET_KEY=build-only \

@@ -60,6 +60,14 @@ def reviewer_api(reviewer: User) -> APIClient:
     return token_client(reviewer)
 
 
+def _forget_connections(app: Any) -> None:
+    """Drop what tasks run eagerly earlier in the session cached on the app: the producer
+    pool (bound to the broker configured then) and the result backend (disabled then)."""
+    app._after_fork()
+    app._backend_cache = None
+    app._local.__dict__.pop("backend", None)
+
+
 @pytest.fixture
 def celery_worker_app(settings: Any) -> Iterator[Any]:
     """A real Celery worker (thread, solo pool) consuming from Redis at REDIS_URL."""
@@ -77,8 +85,10 @@ def celery_worker_app(settings: Any) -> Iterator[Any]:
         task_always_eager=False,
         broker_connection_retry_on_startup=False,
     )
+    _forget_connections(app)
     try:
         with start_worker(app, pool="solo", perform_ping_check=False, shutdown_timeout=10):
             yield app
     finally:
         app.conf.update(task_always_eager=True, broker_url="", result_backend=None)
+        _forget_connections(app)

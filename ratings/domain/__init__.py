@@ -1,0 +1,1 @@
+"""Pure rating rules (SPEC §5), standard library only."""

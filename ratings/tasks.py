@@ -1,0 +1,17 @@
+"""Rating jobs (SPEC §8). Both are idempotent, so a redelivered task is harmless."""
+
+from celery import shared_task
+
+from ratings.services import ratings_replay, ratings_update
+
+
+@shared_task(name="ratings.update", acks_late=True)
+def ratings_update_task() -> int:
+    """Rate the games not yet rated (enqueued on commit of each ingest)."""
+    return ratings_update()
+
+
+@shared_task(name="ratings.replay", acks_late=True)
+def ratings_replay_task() -> int:
+    """Recompute every rating in strict time order (nightly)."""
+    return ratings_replay()

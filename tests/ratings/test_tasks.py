@@ -1,0 +1,34 @@
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+
+from accounts.models import Player
+from ratings.models import Rating
+from ratings.tasks import ratings_replay_task, ratings_update_task
+from tests.ratings.conftest import GameMaker
+
+pytestmark = pytest.mark.django_db
+
+
+def test_update_task_rates_and_is_idempotent(make_game: GameMaker, players: list[Player]) -> None:
+    a, b, c, d = players[:4]
+    make_game([(a, 30), (b, -5), (c, -10), (d, -15)], minute=1)
+
+    assert ratings_update_task.delay().get() == 1
+    assert ratings_update_task.delay().get() == 0
+    assert Rating.objects.count() == 4
+
+
+def test_replay_task_and_command(make_game: GameMaker, players: list[Player]) -> None:
+    a, b, c, d = players[:4]
+    make_game([(a, 30), (b, -5), (c, -10), (d, -15)], minute=1)
+    make_game([(a, -5), (b, 30), (c, -10), (d, -15)], minute=2)
+
+    assert ratings_replay_task.delay().get() == 2
+    out = StringIO()
+    call_command("ratings_replay", stdout=out)
+
+    assert out.getvalue() == "Rated 2 games.\n"
+    assert Rating.objects.get(player=a).games == 2
+    assert ratings_update_task.acks_late is True
