@@ -9,6 +9,7 @@ The embedded default needs nothing: SQLite in ``var/db.sqlite3``, jobs run in-pr
 from pathlib import Path
 
 import environ
+from celery.schedules import crontab
 from django.utils.translation import gettext_lazy as _
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
@@ -41,6 +42,8 @@ INSTALLED_APPS = [
     "tournaments",
     "titles",
     "integrity",
+    "ratings",
+    "webhooks",
 ]
 
 MIDDLEWARE = [
@@ -180,3 +183,17 @@ LOGGING = {
 }
 
 LOGIN_URL = "admin:login"
+
+# --- Titles (SPEC §6, §8) ------------------------------------------------------------------------
+# Approve clean pending grants this many days after they were recorded (None: off).
+TITLES_AUTO_APPROVE_AFTER_DAYS = env.int("TITLES_AUTO_APPROVE_AFTER_DAYS", default=None)
+# Beat schedule (Asia/Shanghai, CELERY_TIMEZONE); the DatabaseScheduler syncs it into the DB.
+CELERY_BEAT_SCHEDULE = {
+    "titles-expire": {"task": "titles.expire", "schedule": crontab(minute=5, hour=0)},
+    "titles-remind": {"task": "titles.remind", "schedule": crontab(minute=0, hour=9)},
+    "titles-auto-approve": {"task": "titles.auto_approve", "schedule": crontab(minute=30, hour=0)},
+    "titles-world-cup-snapshot": {
+        "task": "titles.world_cup_snapshot",
+        "schedule": crontab(minute=15, hour=0, day_of_month=1),
+    },
+}

@@ -16,8 +16,9 @@ The rules (seeds: 大师头衔有效期注意事项), with the decisions of SPEC
 * A Lifetime-conferring championship (National Championship, China Masters) counts only if
   the holder's Master is valid that day; on one day, Master qualifications apply before
   Lifetime upgrades. Lifetime never expires. Without a valid Master it confers nothing
-  (recorded as ``"ignored"`` with the reason), unless ``lifetime_requires_master=False``
-  (an admin's rule) says it always confers.
+  (recorded as ``"ignored"`` with the reason), unless an admin's rule says it always
+  confers: for one qualification (``requires_valid_master=False``) or for the whole replay
+  (``lifetime_requires_master=False``).
 * Title state is a pure function of the approved, non-voided qualifications: the caller
   passes exactly those, and a late (earlier-dated) result, a rejected grant or a voided
   qualification is handled by replaying again — an extension that depended on a removed
@@ -102,12 +103,14 @@ class Qualification:
     ``source`` identifies the achievement (e.g. ``"event:2021-nc-final"``) and is what makes
     a qualification count once; ``on`` is the date of the final that produced it (World Cup
     representation: the last day of the month); ``confers`` is :data:`MASTER` or
-    :data:`LIFETIME`.
+    :data:`LIFETIME`. ``requires_valid_master`` applies to :data:`LIFETIME` only: ``False``
+    when the rule that produced it confers Lifetime even without a valid Master.
     """
 
     source: str
     on: datetime.date
     confers: str
+    requires_valid_master: bool = True
 
     def __post_init__(self) -> None:
         if self.confers not in CONFERS:
@@ -307,7 +310,11 @@ def replay(
                 append_change(Change(GRANTED, on, q.source, until))
         elif lifetime_since is not None:
             append_change(Change(IGNORED, on, q.source, None, REASON_ALREADY_LIFETIME))
-        elif not lifetime_requires_master or (until is not None and on <= until):
+        elif (
+            not lifetime_requires_master
+            or not q.requires_valid_master
+            or (until is not None and on <= until)
+        ):
             lifetime_since, lifetime_source = on, q.source
             append_change(Change(LIFETIME_CONFERRED, on, q.source))
         else:

@@ -1,0 +1,205 @@
+"""Daily and monthly jobs (SPEC §8): idempotent expiry sweep, reminders sent once, the
+World Cup month-end snapshot; their commands and beat schedule."""
+
+from collections.abc import Callable
+from datetime import date
+from io import StringIO
+from typing import Any
+
+import pytest
+from django.conf import settings
+from django.core import mail
+from django.core.management import call_command
+
+from accounts.models import Player, User
+from core.errors import ServiceError
+from titles import services, tasks
+from titles.models import Notification, PlayerTitle, Qualification, TitleChange, TitleTerm
+from titles.recompute import titles_recompute_all
+
+pytestmark = pytest.mark.django_db
+
+
+def test_expiry_sweep_lapses_once_and_a_second_run_changes_nothing(
+    freeze: Callable[[date], None],
+    make_player: Callable[..., Player],
+    grant: Callable[..., Qualification],
+) -> None:
+    freeze(date(2021, 12, 31))
+    master, lifetime, valid = make_player(), make_player(), make_player()
+    grant(master, "m", date(2021, 3, 1))
+    grant(lifetime, "m", date(2021, 1, 10))
+    grant(lifetime, "nc", date(2021, 11, 20), achievement="national_championship")
+    grant(valid, "m", date(2021, 12, 1))
+    changes = TitleChange.objects.count()
+
+    assert services.titles_expire(today=date(2022, 1, 10)) == 0  # last valid day of one
+    assert services.titles_expire(today=date(2022, 3, 2)) == 2
+    assert dict(PlayerTitle.objects.values_list("player_id", "status")) == {
+        master.pk: "lapsed",
+        lifetime.pk: "lifetime",
+        valid.pk: "master",
+    }
+    assert list(
+        TitleChange.objects.filter(kind="lapsed")
+        .order_by("player_id")
+        .values_list("player_id", "on", "source", "valid_until", "by", "reason")
+    ) == [
+        (master.pk, date(2022, 3, 2), "m", date(2022, 3, 1), None, "expiry sweep"),
+        (lifetime.pk, date(2022, 1, 11), "m", date(2022, 1, 10), None, "expiry sweep"),
+    ]
+    assert TitleChange.objects.count() == changes + 2
+    state = (
+        list(PlayerTitle.objects.order_by("pk").values()),
+        list(TitleTerm.objects.order_by("pk").values()),
+        list(TitleChange.objects.order_by("pk").values()),
+    )
+
+    assert services.titles_expire(today=date(2022, 3, 2)) == 0
+    freeze(date(2022, 3, 2))
+    titles_recompute_all(reason="after the sweep")
+    assert state == (
+        list(PlayerTitle.objects.order_by("pk").values()),
+        list(TitleTerm.objects.order_by("pk").values()),
+        list(TitleChange.objects.order_by("pk").values()),
+    )
+
+
+def test_a_reminder_is_sent_once_30_and_7_days_before_the_end(
+    freeze: Callable[[date], None],
+    make_player: Callable[..., Player],
+    grant: Callable[..., Qualification],
+) -> None:
+    freeze(date(2021, 6, 1))
+    holder = make_player(name="小猴子", email="monkey@example.com")
+    silent = make_player()
+    grant(holder, "m", date(2021, 3, 1))
+    grant(silent, "m", date(2021, 3, 1))
+    code = TitleTerm.objects.get(player=holder).code
+
+    assert services.titles_remind(today=date(2022, 1, 29)) == 0  # 31 days left
+    assert services.titles_remind(today=date(2022, 1, 30)) == 2
+    assert len(mail.outbox) == 1
+    assert mail.outbox[0].to == ["monkey@example.com"]
+    assert "2022-03-01" in mail.outbox[0].subject
+    assert code in mail.outbox[0].body
+    assert services.titles_remind(today=date(2022, 1, 30)) == 0
+    assert services.titles_remind(today=date(2022, 2, 10)) == 0
+    assert len(mail.outbox) == 1
+
+    assert services.titles_remind(today=date(2022, 2, 22)) == 2  # 7 days left
+    assert services.titles_remind(today=date(2022, 2, 25)) == 0
+    assert len(mail.outbox) == 2
+    assert sorted(Notification.objects.values_list("player_id", "days", "email")) == sorted(
+        [
+            (holder.pk, 30, "monkey@example.com"),
+            (holder.pk, 7, "monkey@example.com"),
+            (silent.pk, 30, ""),
+            (silent.pk, 7, ""),
+        ]
+    )
+
+
+def test_a_term_first_seen_close_to_its_end_gets_only_the_7_day_reminder(
+    freeze: Callable[[date], None],
+    make_player: Callable[..., Player],
+    grant: Callable[..., Qualification],
+) -> None:
+    freeze(date(2021, 6, 1))
+    holder = make_player(email="a@example.com")
+    grant(holder, "m", date(2021, 3, 1))
+    assert services.titles_remind(today=date(2022, 2, 26)) == 1
+    assert services.titles_remind(today=date(2022, 2, 27)) == 0
+    assert list(Notification.objects.values_list("days", flat=True)) == [7]
+    assert len(mail.outbox) == 1
+
+
+def test_world_cup_representatives_become_qualifications_at_month_end(
+    freeze: Callable[[date], None],
+    make_player: Callable[..., Player],
+    organiser: User,
+) -> None:
+    a, b, c = make_player(), make_player(), make_player()
+    freeze(date(2021, 3, 15))
+    services.world_cup_representative_enter(
+        year=2021, month=3, ranking="80x", player=a, by=organiser
+    )
+    services.world_cup_representative_enter(
+        year=2021, month=3, ranking="8x", player=b, by=organiser
+    )
+    assert Qualification.objects.count() == 0
+    with pytest.raises(ServiceError, match="not ended"):
+        services.world_cup_snapshot(year=2021, month=3)
+
+    freeze(date(2021, 4, 1))
+    assert services.world_cup_snapshot(year=2021, month=3) == 2
+    assert services.world_cup_snapshot() == 0
+    assert tasks.world_cup_snapshot.delay().get() == 0
+    assert sorted(Qualification.objects.values_list("player_id", "source", "on", "status")) == [
+        (a.pk, "world_cup:2021-03:80x", date(2021, 3, 31), "pending"),
+        (b.pk, "world_cup:2021-03:8x", date(2021, 3, 31), "pending"),
+    ]
+
+    services.world_cup_representative_enter(
+        year=2021, month=3, ranking="8x", player=c, by=organiser
+    )
+    assert sorted(Qualification.objects.values_list("player_id", "source", "status")) == [
+        (a.pk, "world_cup:2021-03:80x", "pending"),
+        (b.pk, "world_cup:2021-03:8x", "voided"),
+        (c.pk, "world_cup:2021-03:8x", "pending"),
+    ]
+    out = StringIO()
+    call_command("world_cup_snapshot", "--year", "2021", "--month", "3", stdout=out)
+    assert out.getvalue() == "0 qualification(s) recorded\n"
+
+
+def test_commands_run_the_same_services(
+    freeze: Callable[[date], None], player: Player, grant: Callable[..., Qualification]
+) -> None:
+    freeze(date(2021, 6, 1))
+    grant(player, "m", date(2021, 3, 1))
+    outputs = []
+    for args in (
+        ["titles_expire", "--today", "2022-03-02"],
+        ["titles_expire", "--today", "2022-03-02"],
+        ["titles_remind", "--today", "2022-02-22"],
+        ["titles_recompute"],
+    ):
+        out = StringIO()
+        call_command(*args, stdout=out)
+        outputs.append(out.getvalue())
+    assert outputs == [
+        "1 term(s) lapsed\n",
+        "0 term(s) lapsed\n",
+        "0 reminder(s) sent\n",
+        "1 player(s) replayed\n",
+    ]
+
+
+def test_beat_schedule_names_registered_tasks() -> None:
+    from config.celery_app import app
+
+    app.loader.import_default_modules()
+    scheduled = {entry["task"] for entry in settings.CELERY_BEAT_SCHEDULE.values()}
+    assert {
+        "titles.expire",
+        "titles.remind",
+        "titles.auto_approve",
+        "titles.world_cup_snapshot",
+    } <= scheduled
+    assert scheduled <= set(app.tasks)
+
+
+def test_tasks_are_thin_and_idempotent(
+    freeze: Callable[[date], None], player: Player, grant: Callable[..., Qualification]
+) -> None:
+    freeze(date(2021, 6, 1))
+    grant(player, "m", date(2020, 3, 1))
+    results: list[Any] = [
+        tasks.titles_expire.delay().get(),
+        tasks.titles_expire.delay().get(),
+        tasks.titles_remind.delay().get(),
+        tasks.titles_auto_approve.delay().get(),
+        tasks.titles_recompute.delay().get(),
+    ]
+    assert results == [0, 0, 0, 0, 1]
