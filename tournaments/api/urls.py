@@ -1,3 +1,46 @@
-from django.urls import path  # noqa: F401
+from django.urls import path
 
-urlpatterns: list = []
+from tournaments.api import corrections, events, seasons, seated
+from tournaments.api.games import GameIngestView
+
+urlpatterns: list = [
+    path("games/", GameIngestView.as_view(), name="games-ingest"),
+    path("seasons/", seasons.SeasonsView.as_view(), name="seasons"),
+    path("seasons/<int:year>/", seasons.SeasonView.as_view(), name="season"),
+    path("seasons/<int:year>/stations/", seasons.StationsView.as_view(), name="season-stations"),
+    path("events/", events.EventsView.as_view(), name="events"),
+    path("events/<str:code>/", events.EventView.as_view(), name="event"),
+    path(
+        "events/<str:code>/leaderboard/",
+        events.LeaderboardView.as_view(),
+        name="event-leaderboard",
+    ),
+    path(
+        "events/<str:code>/players/<str:player_id>/advancement/",
+        events.AdvancementView.as_view(),
+        name="event-advancement",
+    ),
+    path("events/<str:code>/finalise/", events.FinaliseView.as_view(), name="event-finalise"),
+    path("events/<str:code>/entries/", events.EntriesView.as_view(), name="event-entries"),
+    path("events/<str:code>/rounds/", seated.RoundsView.as_view(), name="event-rounds"),
+    path(
+        "events/<str:code>/rounds/<int:number>/tables/<int:table>/result/",
+        seated.TableResultView.as_view(),
+        name="event-table-result",
+    ),
+    path(
+        "events/<str:code>/rounds/<int:number>/replay/",
+        seated.RoundReplayView.as_view(),
+        name="event-round-replay",
+    ),
+    path("corrections/", corrections.CorrectionsView.as_view(), name="corrections"),
+    path("corrections/game-void/", corrections.GameVoidView.as_view(), name="game-void"),
+    path("corrections/game-restore/", corrections.GameRestoreView.as_view(), name="game-restore"),
+    path("corrections/game-fix/", corrections.GameFixView.as_view(), name="game-fix"),
+    path("corrections/player-void/", corrections.PlayerVoidView.as_view(), name="player-void"),
+    path(
+        "corrections/player-restore/",
+        corrections.PlayerRestoreView.as_view(),
+        name="player-restore",
+    ),
+]

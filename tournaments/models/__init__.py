@@ -2,12 +2,20 @@
 standings (the live leaderboards), corrections and seated finals."""
 
 from tournaments.models.corrections import Correction
-from tournaments.models.events import Entry, Event, EventKind, EventStatus, Season
+from tournaments.models.events import (
+    CalendarChange,
+    Entry,
+    Event,
+    EventKind,
+    EventStatus,
+    Season,
+)
 from tournaments.models.games import Game, Seat
 from tournaments.models.seated import SeatedRound, SeatedTable, TableSeat
 from tournaments.models.standings import Standing
 
 __all__ = [
+    "CalendarChange",
     "Correction",
     "Entry",
     "Event",

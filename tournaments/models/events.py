@@ -73,11 +73,17 @@ class Season(models.Model):
         return self.name or str(self.year)
 
 
-EventKind = models.TextChoices(
-    "EventKind",
-    [(kind.value, kind.value.replace("_", " ")) for kind in PlannedKind]
-    + [("championship", "championship"), ("custom", "custom")],
-)
+class EventKind(models.TextChoices):
+    """The five online kinds of SPEC §2 (values as ``tournaments.domain.calendar.EventKind``),
+    and the events organisers add: championships and custom events."""
+
+    WEEKLY_QUALIFIER = PlannedKind.WEEKLY_QUALIFIER.value, "weekly qualifier (周预赛)"
+    WEEKLY_FINAL = PlannedKind.WEEKLY_FINAL.value, "weekly final (周赛)"
+    MONTHLY_FINAL = PlannedKind.MONTHLY_FINAL.value, "monthly final (月赛)"
+    QUARTERLY_FINAL = PlannedKind.QUARTERLY_FINAL.value, "quarterly final (季赛)"
+    ANNUAL_FINAL = PlannedKind.ANNUAL_FINAL.value, "annual final (年赛)"
+    CHAMPIONSHIP = "championship", "championship (锦标赛)"
+    CUSTOM = "custom", "custom"
 
 
 class EventStatus(models.TextChoices):
@@ -120,6 +126,8 @@ class Event(models.Model):
     champion = models.ForeignKey(
         "accounts.Player", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
+    # The qualification rule (titles.QualificationRule.key) the champion earns, if any.
+    champion_achievement = models.CharField(max_length=40, blank=True)
     finalised_at = models.DateTimeField(null=True, blank=True)
     finalised_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
@@ -172,3 +180,35 @@ class Entry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.event_id}:{self.player_id}"
+
+
+class CalendarChange(models.Model):
+    """The log of an organiser's changes to a season's calendar and ruleset: who, when, why
+    and what (``diff``: the values before and after). ``event`` is empty for a change of
+    the season itself (its creation, its ruleset)."""
+
+    class Action(models.TextChoices):
+        SEASON_CREATE = "season_create", "create the season and its calendar"
+        RULESET = "ruleset", "change the ruleset"
+        ADD = "add", "add an event"
+        MOVE = "move", "move an event"
+        CANCEL = "cancel", "cancel an event"
+        INVITE = "invite", "invite players"
+
+    season = models.ForeignKey(Season, on_delete=models.CASCADE, related_name="changes")
+    event = models.ForeignKey(
+        Event, null=True, blank=True, on_delete=models.CASCADE, related_name="changes"
+    )
+    action = models.CharField(max_length=16, choices=Action.choices)
+    by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    at = models.DateTimeField(default=timezone.now)
+    reason = models.CharField(max_length=500)
+    diff = models.JSONField(default=dict)
+
+    class Meta:
+        ordering = ["-at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.action} {self.event_id or self.season_id} ({self.at:%Y-%m-%d})"

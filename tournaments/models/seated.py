@@ -31,6 +31,9 @@ class SeatedTable(models.Model):
     round = models.ForeignKey(SeatedRound, on_delete=models.CASCADE, related_name="tables")
     number = models.PositiveSmallIntegerField()
     result_entered_at = models.DateTimeField(null=True, blank=True)
+    result_entered_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
 
     class Meta:
         ordering = ["round", "number"]

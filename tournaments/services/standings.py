@@ -96,7 +96,8 @@ def _scores_from_seats(
 
 def _write(rows: list[tuple[Standing, Kept]], minimum_games: int) -> None:
     """Write changed standings with one prepared UPDATE per row (pipelined by psycopg)."""
-    now = timezone.now()
+    adapt = connection.ops.adapt_datetimefield_value  # stored as the ORM stores them
+    now = adapt(timezone.now())
     table = Standing._meta.db_table
     params = [
         (
@@ -104,7 +105,7 @@ def _write(rows: list[tuple[Standing, Kept]], minimum_games: int) -> None:
             json.dumps(list(kept.kept)),
             kept.total,
             kept.best,
-            kept.reached_at,
+            adapt(kept.reached_at),
             kept.games >= minimum_games,
             now,
             row.pk,

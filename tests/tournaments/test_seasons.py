@@ -1,0 +1,287 @@
+"""Seasons: the calendar written by season_create (SPEC §2, §9) and the ruleset as data."""
+
+from datetime import date, time, timedelta
+from io import StringIO
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from core.errors import ConflictError, ServiceError
+from tests.tournaments.factories import SHANGHAI, local
+from tournaments.models import CalendarChange, Event, Season
+from tournaments.services.seasons import ruleset_clean, season_create, season_update
+
+pytestmark = pytest.mark.django_db
+
+
+def _counts() -> tuple[int, int, int]:
+    return Season.objects.count(), Event.objects.count(), CalendarChange.objects.count()
+
+
+def test_a_season_starting_on_a_monday_has_69_stations() -> None:
+    season = season_create(year=2021, start=date(2021, 1, 4))
+
+    events = Event.objects.filter(season=season)
+    kinds = {kind: events.filter(kind=kind).count() for kind in events.values_list("kind", flat=1)}
+    assert kinds == {
+        "weekly_qualifier": 52,
+        "weekly_final": 52,
+        "monthly_final": 12,
+        "quarterly_final": 4,
+        "annual_final": 1,
+    }
+    stations = list(events.filter(station__isnull=False).order_by("station"))
+    assert [e.station for e in stations] == list(range(1, 70))
+    assert events.filter(kind="weekly_qualifier", station__isnull=False).count() == 0
+    assert [e.starts_at for e in stations] == sorted(e.starts_at for e in stations)
+    assert (stations[0].code, stations[0].city) == ("2021-W01-F", "北京")
+    assert (stations[-1].code, stations[-1].kind) == ("2021-A", "annual_final")
+    assert season.changes.get().diff == {
+        "start": "2021-01-04",
+        "weeks": 52,
+        "events": 121,
+        "stations": 69,
+    }
+
+
+def test_weekly_qualifiers_are_open_and_keep_daily_hours() -> None:
+    season_create(year=2021, start=date(2021, 1, 4))
+
+    qualifier = Event.objects.get(code="2021-W05-Q")
+    assert qualifier.open_entry is True
+    assert qualifier.starts_at == local(2021, 2, 1, 10, 0)
+    assert qualifier.ends_at.astimezone(SHANGHAI).date() == date(2021, 2, 7)
+    assert (qualifier.daily_opens, qualifier.daily_closes) == (time(10), time.max)
+    assert qualifier.feeds.code == "2021-W05-F"
+    final = Event.objects.get(code="2021-W05-F")
+    assert (final.open_entry, final.daily_opens, final.feeds.code) == (False, None, "2021-02-M")
+    assert final.starts_at == local(2021, 2, 8, 10, 0)
+    assert Event.objects.filter(open_entry=True).count() == 52
+    assert Event.objects.get(code="2021-03-M").feeds.code == "2021-Q1-F"
+    assert Event.objects.get(code="2021-Q4-F").feeds.code == "2021-A"
+    assert Event.objects.get(code="2021-A").feeds is None
+
+
+def test_the_thursday_rule_at_a_month_end() -> None:
+    # The week of 2021-03-29 holds Thursday 1 April: it belongs to April.
+    season_create(year=2021, start=date(2021, 1, 4))
+
+    qualifier = Event.objects.get(code="2021-W13-Q")
+    assert qualifier.starts_at.astimezone(SHANGHAI).date() == date(2021, 3, 29)
+    assert qualifier.month == "2021-04"
+    assert Event.objects.get(code="2021-W13-F").feeds.code == "2021-04-M"
+    assert Event.objects.get(code="2021-W12-F").feeds.code == "2021-03-M"
+    march = Event.objects.get(code="2021-03-M")
+    assert march.starts_at.astimezone(SHANGHAI).date() == date(2021, 4, 1)
+    assert list(march.fed_by.order_by("starts_at").values_list("code", flat=True)) == [
+        "2021-W09-F",
+        "2021-W10-F",
+        "2021-W11-F",
+        "2021-W12-F",
+    ]
+
+
+def test_monthly_quarterly_and_annual_champions_earn_titles() -> None:
+    season_create(year=2021, start=date(2021, 1, 4))
+
+    achievements = dict(
+        Event.objects.exclude(champion_achievement="")
+        .values_list("kind", "champion_achievement")
+        .distinct()
+    )
+    assert achievements == {
+        "monthly_final": "monthly_champion",
+        "quarterly_final": "quarterly_champion",
+        "annual_final": "annual_final_champion",
+    }
+
+
+def test_organiser_dates_for_quarterly_and_annual_finals() -> None:
+    quarterly = [date(2021, 4, 9), date(2021, 7, 9), date(2021, 10, 8), date(2022, 1, 7)]
+    season_create(
+        year=2021, start=date(2021, 1, 4), quarterly_dates=quarterly, annual_date=date(2022, 1, 16)
+    )
+
+    days = [
+        e.starts_at.astimezone(SHANGHAI).date()
+        for e in Event.objects.filter(kind="quarterly_final").order_by("starts_at")
+    ]
+    assert days == quarterly
+    assert Event.objects.get(code="2021-A").starts_at == local(2022, 1, 16, 10, 0)
+
+
+def test_creating_an_existing_year_is_a_conflict_and_writes_nothing() -> None:
+    season_create(year=2021, start=date(2021, 1, 4))
+    before = _counts()
+
+    with pytest.raises(ConflictError, match="season 2021 already exists"):
+        season_create(year=2021, start=date(2021, 1, 4))
+
+    assert _counts() == before
+
+
+def test_a_calendar_whose_codes_are_taken_is_a_conflict_naming_them() -> None:
+    season_create(year=2021, start=date(2021, 1, 4))
+    before = _counts()
+
+    with pytest.raises(ConflictError, match=r"2022: \d+ event codes already exist \(2021-"):
+        season_create(year=2022, start=date(2021, 1, 4) + timedelta(weeks=30))
+
+    assert _counts() == before
+
+
+def test_a_bad_calendar_is_refused_before_writing() -> None:
+    with pytest.raises(ServiceError, match="2021-01-05 is a Tuesday, not a Monday"):
+        season_create(year=2021, start=date(2021, 1, 5))
+    with pytest.raises(ServiceError, match="annual final 2021-A on 2021-01-01 must be after"):
+        season_create(year=2021, start=date(2021, 1, 4), annual_date=date(2021, 1, 1))
+
+    assert _counts() == (0, 0, 0)
+
+
+# --- the ruleset ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("best_n", 0, "must be an integer >= 1, got 0"),
+        ("minimum_games", -1, "must be an integer >= 0, got -1"),
+        ("tiebreak_order", ["games", "total"], 'must start with "total"'),
+        ("tiebreak_order", ["total", "luck"], "unknown tie-breaks: luck"),
+        ("quotas", {"weekly_qualifier": {"national": 0, "per_province": 100}}, "no quota for"),
+        (
+            "quotas",
+            {
+                "weekly_qualifier": {"national": -1, "per_province": 100},
+                "weekly_final": {"national": 100, "per_province": 10},
+                "monthly_final": {"national": 50, "per_province": 3},
+                "quarterly_final": {"national": 10, "per_province": 1},
+                "annual_final": {"national": 0, "per_province": 0},
+            },
+            "weekly_qualifier: quota national must be an integer >= 0, got -1",
+        ),
+        ("card_table", {"name": "x", "points": {"R1": 1}, "copies": {}}, "has points but no"),
+        ("singles_scoring", "lottery", "unknown scoring 'lottery'"),
+        ("time_zone", "Mars/Olympus", "unknown time zone 'Mars/Olympus'"),
+        ("cities", [], "must be a non-empty list"),
+        ("placement_points", {"4": [4, 2, 1, 0]}, "exactly [3, 4, 5]"),
+        ("placement_points", {"3": [4, 2, 0], "4": [4, 2, 1], "5": [4, 2, 1, 0, 0]}, "needs 4"),
+        ("placement_points", {"3": [0, 2, 4], "4": [4, 2, 1, 0], "5": [4, 2, 1, 0, 0]}, "less"),
+    ],
+)
+def test_ruleset_errors_name_the_field(field: str, value: object, message: str) -> None:
+    season = Season.objects.create(year=2021, name="2021", starts_on=date(2021, 1, 4))
+
+    with pytest.raises(ServiceError) as caught:
+        season_update(season=season, changes={field: value}, by=None, reason="edit")
+
+    assert list(caught.value.detail) == [field]
+    assert message in caught.value.detail[field]
+    assert CalendarChange.objects.count() == 0
+
+
+def test_ruleset_is_normalised_and_the_change_logged(organiser: object) -> None:
+    season = Season.objects.create(year=2021, name="2021", starts_on=date(2021, 1, 4))
+
+    season_update(
+        season=season,
+        changes={"tiebreak_order": ["total", "best"], "best_n": 10},
+        by=organiser,
+        reason="2021 rules",
+    )
+
+    season.refresh_from_db()
+    assert season.tiebreak_order == ["total", "best", "player"]
+    assert season.best_n == 10
+    change = CalendarChange.objects.get()
+    assert (change.action, change.by, change.reason) == ("ruleset", organiser, "2021 rules")
+    assert change.diff["best_n"] == {"before": 15, "after": 10}
+
+
+def test_ruleset_clean_accepts_the_defaults() -> None:
+    season = Season(year=2021, starts_on=date(2021, 1, 4))
+    values = {field: getattr(season, field) for field in ("quotas", "card_table", "cities")}
+    clean, errors = ruleset_clean(
+        values | {"placement_points": season.placement_points, "tiebreak_order": ["total"]}
+    )
+    assert errors == {}
+    assert clean["tiebreak_order"] == ["total", "player"]
+
+
+def test_result_rules_lock_once_an_event_is_finalised() -> None:
+    season = season_create(year=2021, start=date(2021, 1, 4))
+    Event.objects.filter(code="2021-W01-Q").update(status="finalised")
+
+    with pytest.raises(ConflictError, match="best_n can no longer change"):
+        season_update(season=season, changes={"best_n": 10}, by=None, reason="late")
+    season_update(season=season, changes={"cities": ["南京"]}, by=None, reason="names only")
+
+    season.refresh_from_db()
+    assert (season.best_n, season.cities) == (15, ["南京"])
+
+
+# --- the command ---------------------------------------------------------------------------
+
+
+def test_season_create_command() -> None:
+    out = StringIO()
+    call_command(
+        "season_create",
+        "2021",
+        "--start",
+        "2021-01-04",
+        "--quarterly",
+        "2021-04-09",
+        "2021-07-09",
+        "2021-10-08",
+        "2022-01-07",
+        "--annual",
+        "2022-01-16",
+        stdout=out,
+    )
+
+    assert "season 2021: 121 events, 69 stations" in out.getvalue()
+    assert Event.objects.get(code="2021-A").starts_at == local(2022, 1, 16, 10, 0)
+    with pytest.raises(CommandError, match="season 2021 already exists"):
+        call_command("season_create", "2021", "--start", "2021-01-04", stdout=StringIO())
+
+
+# --- the admin -----------------------------------------------------------------------------
+
+
+@pytest.fixture
+def admin_client_user(client: object) -> object:
+    from accounts.models import User
+
+    user = User.objects.create_superuser("boss", password="pw-for-tests-only")
+    client.force_login(user)
+    return client
+
+
+def test_the_admin_edits_the_ruleset_with_errors_on_the_field(admin_client_user: object) -> None:
+    import json
+
+    season = season_create(year=2021, start=date(2021, 1, 4))
+    url = f"/admin/tournaments/season/{season.pk}/change/"
+    form = {
+        field: json.dumps(getattr(season, field), ensure_ascii=False)
+        for field in ("quotas", "card_table", "tiebreak_order", "cities", "placement_points")
+    }
+    form |= {
+        "best_n": "15",
+        "minimum_games": "15",
+        "singles_scoring": "tour_singles",
+        "time_zone": "Asia/Shanghai",
+    }
+
+    bad = admin_client_user.post(url, form | {"tiebreak_order": '["games"]', "reason": "x"})
+    assert bad.status_code == 200
+    errors = bad.context["adminform"].form.errors
+    assert list(errors) == ["tiebreak_order"]
+    assert 'must start with "total"' in errors["tiebreak_order"][0]
+    good = admin_client_user.post(url, form | {"best_n": "12", "reason": "shorter weeks"})
+    assert good.status_code == 302
+    season.refresh_from_db()
+    assert season.best_n == 12
+    assert CalendarChange.objects.filter(action="ruleset", reason="shorter weeks").count() == 1

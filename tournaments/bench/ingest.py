@@ -1,0 +1,202 @@
+"""Bench stage ``ingest``: game ingest at tour size against a bare COPY of the same rows.
+
+Scale 1.0 is a big week: 250,000 games = 1,000,000 player-game rows (``--scale 0.01`` is the
+CI smoke size). The stage simulates the week (``tournaments.simulation``), writes it to a
+temporary ``.jsonl`` and imports it through the service path ``import_games`` uses
+(``games_import``: parse, validate, score, COPY games and seats, players, standings). Then, in
+the same run, it COPYs the identical game and seat rows, already prepared as tuples, into
+scratch copies of the two tables (``CREATE TEMP TABLE … (LIKE …)``: no index, no foreign
+key, no WAL), and into the real tables (indexes and foreign keys, committed). Rates are
+rows/s of games + seats; the goal is a service rate of at least half the bare COPY's. The
+bench event, its rows and its players are removed before and after.
+"""
+
+import os
+import tempfile
+import time
+from datetime import date, datetime
+from typing import Any, TextIO
+
+from django.db import connection, transaction
+
+from accounts.models import Player
+from core.bench import Result, stage, timer
+from tournaments.domain.calendar import DAILY_CLOSE, DAILY_OPEN
+from tournaments.models import Event, Game, Season, Seat, Standing
+from tournaments.services.game_copy import GAME_COLUMNS, SEAT_COLUMNS
+from tournaments.services.ingest import games_import
+from tournaments.simulation import SHANGHAI, simulate_games, simulate_players
+
+GAMES_AT_SCALE_1 = 250_000
+GAMES_PER_PLAYER = 20  # seats per player on average: 4 * games / players
+BENCH_YEAR = 2999
+BENCH_EVENT = "bench-ingest"
+PLAYER_PREFIX = "bench-p"
+MONDAY = date(2021, 2, 1)
+GOAL = 0.5
+
+
+def _bench_event() -> Event:
+    season, _ = Season.objects.get_or_create(
+        year=BENCH_YEAR, defaults={"name": "bench", "starts_on": date(2021, 1, 4)}
+    )
+    event, _ = Event.objects.update_or_create(
+        code=BENCH_EVENT,
+        defaults={
+            "season": season,
+            "kind": "weekly_qualifier",
+            "starts_at": datetime.combine(MONDAY, DAILY_OPEN, SHANGHAI),
+            "ends_at": datetime.combine(date(2021, 2, 7), DAILY_CLOSE, SHANGHAI),
+            "daily_opens": DAILY_OPEN,
+            "daily_closes": DAILY_CLOSE,
+            "open_entry": True,
+            "status": "scheduled",
+        },
+    )
+    return event
+
+
+def _clean(event: Event) -> None:
+    with transaction.atomic(), connection.cursor() as cursor:
+        for model in (Standing, Seat, Game):
+            cursor.execute(
+                f"DELETE FROM {model._meta.db_table} WHERE event_id = %s",  # noqa: S608
+                [event.pk],
+            )
+        cursor.execute(
+            "DELETE FROM accounts_playerchange WHERE player_id IN "
+            "(SELECT id FROM accounts_player WHERE external_id LIKE %s)",
+            [f"{PLAYER_PREFIX}%"],
+        )
+        cursor.execute(
+            "DELETE FROM accounts_player WHERE external_id LIKE %s", [f"{PLAYER_PREFIX}%"]
+        )
+
+
+def _vacuum() -> None:
+    """Reclaim the rows of earlier runs, so every run starts from the same tables."""
+    with connection.cursor() as cursor:
+        for model in (Game, Seat, Standing, Player):
+            cursor.execute(f"VACUUM ANALYZE {model._meta.db_table}")
+
+
+def _rows(event: Event) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+    """The event's game rows (pk first, then `GAME_COLUMNS`) and seat rows (`SEAT_COLUMNS`)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT id, {', '.join(GAME_COLUMNS)} FROM {Game._meta.db_table} "  # noqa: S608
+            "WHERE event_id = %s",
+            [event.pk],
+        )
+        games = cursor.fetchall()
+        cursor.execute(
+            f"SELECT {', '.join(SEAT_COLUMNS)} FROM {Seat._meta.db_table} "  # noqa: S608
+            "WHERE event_id = %s",
+            [event.pk],
+        )
+        seats = cursor.fetchall()
+    return games, seats
+
+
+def _copy(
+    cursor: Any, tables: tuple[str, str], games: list[tuple[Any, ...]], seats: list[tuple[Any, ...]]
+) -> float:
+    started = time.perf_counter()
+    for table, columns, rows in (
+        (tables[0], ("id", *GAME_COLUMNS), games),
+        (tables[1], SEAT_COLUMNS, seats),
+    ):
+        with cursor.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
+            for row in rows:
+                copy.write_row(row)
+    return time.perf_counter() - started
+
+
+def _bare_copy(games: list[tuple[Any, ...]], seats: list[tuple[Any, ...]]) -> float:
+    """Seconds to COPY the rows into unindexed scratch copies of the tables (the goal's base)."""
+    with transaction.atomic(), connection.cursor() as cursor:
+        for name, model in (("bench_game", Game), ("bench_seat", Seat)):
+            cursor.execute(f"CREATE TEMP TABLE {name} (LIKE {model._meta.db_table}) ON COMMIT DROP")
+            cursor.execute(f"ALTER TABLE {name} ALTER COLUMN id DROP NOT NULL")
+        return _copy(cursor, ("bench_game", "bench_seat"), games, seats)
+
+
+def _real_copy(event: Event, games: list[tuple[Any, ...]], seats: list[tuple[Any, ...]]) -> float:
+    """Seconds to COPY the same rows into the real tables and commit (indexes, constraints,
+    foreign keys checked at commit): what the database alone costs the service path."""
+    with connection.cursor() as cursor:
+        for model in (Seat, Game):
+            cursor.execute(
+                f"DELETE FROM {model._meta.db_table} WHERE event_id = %s",  # noqa: S608
+                [event.pk],
+            )
+    started = time.perf_counter()
+    with transaction.atomic(), connection.cursor() as cursor:
+        _copy(cursor, (Game._meta.db_table, Seat._meta.db_table), games, seats)
+    return time.perf_counter() - started
+
+
+@stage("ingest")
+def ingest(scale: float, out: TextIO) -> list[Result]:
+    games = max(100, round(GAMES_AT_SCALE_1 * scale))
+    players = max(200, 4 * games // GAMES_PER_PLAYER)
+    event = _bench_event()
+    _clean(event)
+    _vacuum()
+    with (
+        timer() as generated,
+        tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False, encoding="utf-8") as file,
+    ):
+        import json
+
+        for record in simulate_games(
+            players=simulate_players(players, seed=7, id_prefix=PLAYER_PREFIX),
+            games=games,
+            event=BENCH_EVENT,
+            window=(event.starts_at, event.ends_at),
+            seed=7,
+        ):
+            file.write(json.dumps(record, ensure_ascii=False) + "\n")
+    out.write(f"   simulated {games:,} games of {players:,} players in {generated[0]:.1f} s\n")
+    rejects: list[dict[str, Any]] = []
+    try:
+        with timer() as service, open(file.name, "rb") as lines:
+            summary = games_import(lines=lines, on_rejects=rejects.extend)
+    finally:
+        os.unlink(file.name)
+    if summary.ingested != games or rejects:
+        raise RuntimeError(f"bench ingest lost records: {summary}, first rejects {rejects[:3]}")
+    game_rows, seat_rows = _rows(event)
+    bare = _bare_copy(game_rows, seat_rows)
+    real = _real_copy(event, game_rows, seat_rows)
+    _clean(event)
+    rows = len(game_rows) + len(seat_rows)
+    rate, bare_rate, real_rate = rows / service[0], rows / bare, rows / real
+    out.write(
+        f"   service {service[0]:.1f} s ({rate:,.0f} rows/s); bare COPY into scratch tables "
+        f"{bare:.1f} s ({bare_rate:,.0f} rows/s); into the real tables {real:.1f} s "
+        f"({real_rate:,.0f} rows/s)\n"
+    )
+    size = f"{games:,} games + {len(seat_rows):,} seats"
+    return [
+        Result(
+            stage="ingest",
+            size=size,
+            value=rate,
+            unit="rows/s",
+            baseline=bare_rate,
+            ratio=rate / bare_rate,
+            goal=f">= {GOAL}",
+            passed=rate / bare_rate >= GOAL,
+        ),
+        Result(
+            stage="ingest vs real-table COPY",
+            size=size,
+            value=rate,
+            unit="rows/s",
+            baseline=real_rate,
+            ratio=rate / real_rate,
+            goal=f">= {GOAL}",
+            passed=rate / real_rate >= GOAL,
+        ),
+    ]

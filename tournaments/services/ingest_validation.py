@@ -1,0 +1,498 @@
+"""Validation of one game record v1 (SPEC §9) against its event and season (SPEC §3).
+
+``check_record`` turns a decoded record into a `CheckedGame` (hands parsed, hand points and
+game scores computed) or raises `RecordError` naming the field path (``"seats[2].hand[1]"``)
+and the reason. It raises on the first problem found, in this order: the shape of the record,
+its event, the times against the event's window, each seat in order, the deal as a whole,
+``ended_by``, the entrants.
+
+Decisions (the record format is fixed by SPEC §9; these close what it leaves open):
+
+* **Strict shape.** Every object of the record (the record, a seat, its player block and its
+  session) is rejected when it holds a field the format does not name. Required: ``id``,
+  ``event``, ``mode``, ``started_at``, ``ended_at``, ``ended_by``, ``seats``; per seat
+  ``player`` and ``hand``. Optional (absent and ``null`` mean the same): ``log``, a seat's
+  ``team`` (required as 0 or 1 in doubles, must be null in singles), its ``session`` and
+  each of the session's ``ip``, ``device``, ``client``.
+* **Times** are ISO 8601 with a UTC offset; a naive time is rejected. ``ended_at`` may equal
+  ``started_at``. Both must lie inside the event window (inclusive) and, when the event has
+  daily hours (weekly qualifiers: 10:00-23:59), inside them on one local day in the season's
+  time zone (Asia/Shanghai), so a game cannot span the nightly close.
+* **Events.** An unknown, cancelled or finalised event rejects the record (corrections of a
+  finalised event go through their own path). A closed-entry event (``open_entry`` false)
+  accepts only games whose every player holds an `Entry`. A game arriving late but timed
+  inside its window is normal and accepted.
+* **Cards** are checked against the season's card table: each hand's codes, then the deal
+  as a whole (``validate_deal``: no card more often than the deck holds it). A stored hand
+  (codes joined by spaces) longer than 400 characters is rejected.
+* **ended_by** ``out`` needs at least one seat with an empty hand (a co-winner tie is
+  possible when two hands are empty); ``time`` accepts any hands.
+* **Scores**: singles by the season's ``singles_scoring``, doubles by ``tour_doubles``.
+* **Storable text**: ids, names and session fields within their column sizes; no NUL
+  character anywhere (PostgreSQL text and jsonb cannot hold it) and no lone surrogate.
+"""
+
+import hashlib
+import ipaddress
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime, time
+from functools import lru_cache
+from typing import Any, cast
+from zoneinfo import ZoneInfo
+
+from accounts.provinces import PROVINCE_SET
+from tournaments.domain.cards import CardError, CardTable, validate_deal
+from tournaments.domain.scoring import SCORINGS, tour_doubles
+from tournaments.models import Entry, Event, EventStatus
+
+RECORD_FIELDS = frozenset(
+    {"id", "event", "mode", "started_at", "ended_at", "ended_by", "seats", "log"}
+)
+REQUIRED_FIELDS = ("id", "event", "mode", "started_at", "ended_at", "ended_by", "seats")
+SEAT_FIELDS = frozenset({"player", "team", "hand", "session"})
+PLAYER_FIELDS = frozenset({"id", "name", "province"})
+SESSION_FIELDS = frozenset({"ip", "device", "client"})
+MAX_ID = 64
+MAX_NAME = 64
+MAX_DEVICE = 64
+MAX_CLIENT = 32
+MAX_HAND_TEXT = 400  # Seat.hand
+MIN_SEATS, MAX_SEATS = 2, 10
+MODES = ("singles", "doubles")
+ENDINGS = ("out", "time")
+
+
+class RecordError(ValueError):
+    """A record refused: ``field`` is the path inside the record, ``reason`` says why."""
+
+    def __init__(self, field: str, reason: str) -> None:
+        super().__init__(f"{field}: {reason}")
+        self.field = field
+        self.reason = reason
+
+
+@dataclass(frozen=True, slots=True)
+class EventRules:
+    """What validation needs of an event and its season, loaded once per batch."""
+
+    pk: int
+    code: str
+    status: str
+    starts_at: datetime
+    ends_at: datetime
+    daily_opens: time | None
+    daily_closes: time | None
+    tz: ZoneInfo
+    open_entry: bool
+    table: CardTable | None
+    points: dict[str, int]
+    singles_scoring: str
+    setup_error: str | None  # a broken season ruleset: every record of the event is refused
+
+
+@dataclass(slots=True)
+class CheckedSeat:
+    player_key: str
+    name: str
+    province: str
+    team: int | None
+    hand: str
+    hand_points: int
+    score: int
+    ip: str | None
+    device: str
+    client: str
+
+
+@dataclass(slots=True)
+class CheckedGame:
+    record_id: str
+    digest: str
+    event: EventRules
+    mode: str
+    started_at: datetime
+    ended_at: datetime
+    ended_by: str
+    seats: tuple[CheckedSeat, ...]
+    log: Any
+
+
+def _show(value: object, limit: int = 40) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _rules_of(event: Event) -> EventRules:
+    season = event.season
+    setup_error = None
+    table: CardTable | None = None
+    try:
+        table = CardTable.from_dict(season.card_table)
+    except ValueError as exc:
+        setup_error = f"the card table of season {season.year} is invalid: {exc}"
+    if season.singles_scoring not in SCORINGS or SCORINGS[season.singles_scoring].needs_teams:
+        setup_error = f"season {season.year} names no singles scoring {season.singles_scoring!r}"
+    return EventRules(
+        pk=event.pk,
+        code=event.code,
+        status=event.status,
+        starts_at=event.starts_at,
+        ends_at=event.ends_at,
+        daily_opens=event.daily_opens,
+        daily_closes=event.daily_closes,
+        tz=ZoneInfo(season.time_zone),
+        open_entry=event.open_entry,
+        table=table,
+        points=dict(table.points) if table is not None else {},
+        singles_scoring=season.singles_scoring,
+        setup_error=setup_error,
+    )
+
+
+class RecordRules:
+    """The events, card tables and entrants records are checked against, cached by code.
+
+    One instance serves one batch (the API) or one file (the importer); the status an event
+    had when loaded is checked again under lock when the games are written."""
+
+    def __init__(self) -> None:
+        self._events: dict[str, EventRules | None] = {}
+        self._entrants: dict[int, frozenset[str]] = {}
+
+    def load(self, codes: Iterable[str]) -> None:
+        missing = {code for code in codes if code not in self._events}
+        if not missing:
+            return
+        for event in Event.objects.select_related("season").filter(code__in=missing):
+            self._events[event.code] = _rules_of(event)
+            missing.discard(event.code)
+        for code in missing:
+            self._events[code] = None
+
+    def event(self, code: str) -> EventRules | None:
+        if code not in self._events:
+            self.load([code])
+        return self._events[code]
+
+    def entrants(self, event_pk: int) -> frozenset[str]:
+        if event_pk not in self._entrants:
+            self._entrants[event_pk] = frozenset(
+                Entry.objects.filter(event_id=event_pk).values_list(
+                    "player__external_id", flat=True
+                )
+            )
+        return self._entrants[event_pk]
+
+
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def record_digest(record: object) -> str:
+    """SHA-256 of the canonical JSON of a record: ``json.dumps(record, sort_keys=True,
+    separators=(",", ":"), ensure_ascii=False)`` encoded as UTF-8."""
+    return hashlib.sha256(_CANONICAL.encode(record).encode()).hexdigest()
+
+
+def record_id_of(record: object) -> str:
+    """The record's id, or raise RecordError (used before full validation, for dedupe)."""
+    if not isinstance(record, dict):
+        raise RecordError("record", "a game record must be a JSON object")
+    return _record_id(record)
+
+
+def _record_id(record: dict[str, Any]) -> str:
+    if "id" not in record:
+        raise RecordError("id", "required")
+    record_id = record["id"]
+    return _text(record_id, "id", MAX_ID)
+
+
+def _moment(record: dict[str, Any], field: str) -> datetime:
+    value = record[field]
+    if not isinstance(value, str):
+        raise RecordError(field, "must be an ISO 8601 date-time string with a UTC offset")
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        raise RecordError(field, f"not an ISO 8601 date-time: {_show(value)}") from None
+    if moment.tzinfo is None or moment.utcoffset() is None:
+        raise RecordError(field, f"has no UTC offset (naive date-time {_show(value)})")
+    return moment
+
+
+def check_event(event: EventRules, started: datetime, ended: datetime) -> None:
+    """Refuse a game of a cancelled or finalised event, or timed outside its window."""
+    if event.status == EventStatus.CANCELLED:
+        raise RecordError("event", f"event {event.code} is cancelled")
+    if event.status == EventStatus.FINALISED:
+        raise RecordError(
+            "event", f"event {event.code} is finalised; corrections go through their own path"
+        )
+    for field, moment in (("started_at", started), ("ended_at", ended)):
+        if not event.starts_at <= moment <= event.ends_at:
+            window = (
+                f"{event.starts_at.astimezone(event.tz).isoformat()} – "
+                f"{event.ends_at.astimezone(event.tz).isoformat()}"
+            )
+            raise RecordError(field, f"outside the window of event {event.code} ({window})")
+    if event.daily_opens is None and event.daily_closes is None:
+        return
+    opens = event.daily_opens or time.min
+    closes = event.daily_closes or time.max
+    local_start = started.astimezone(event.tz)
+    local_end = ended.astimezone(event.tz)
+    for field, local in (("started_at", local_start), ("ended_at", local_end)):
+        if not opens <= local.time() <= closes:
+            raise RecordError(
+                field,
+                f"outside the daily hours of event {event.code} "
+                f"({opens:%H:%M}–{closes:%H:%M} {event.tz.key})",
+            )
+    if local_start.date() != local_end.date():
+        raise RecordError("ended_at", f"the game runs past the daily close of event {event.code}")
+
+
+def _text(value: object, field: str, limit: int, *, blank: bool = False) -> str:
+    if not isinstance(value, str):
+        raise RecordError(field, "must be a string")
+    if not blank and not value.strip():
+        raise RecordError(field, "must not be blank")
+    if len(value) > limit:
+        raise RecordError(field, f"longer than {limit} characters")
+    if "\x00" in value:
+        raise RecordError(field, "holds a NUL character")
+    return value
+
+
+def _has_nul(value: object) -> bool:
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, list):
+        return any(map(_has_nul, value))
+    if isinstance(value, dict):
+        return any(_has_nul(key) or _has_nul(item) for key, item in value.items())
+    return False
+
+
+@lru_cache(maxsize=65536)
+def _normal_ip(value: str) -> str:
+    return str(ipaddress.ip_address(value))
+
+
+def _ip(value: object, field: str) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str) or "%" in value:
+        raise RecordError(field, f"not an IPv4 or IPv6 address: {_show(value)}")
+    try:
+        return _normal_ip(value)
+    except ValueError:
+        raise RecordError(field, f"not an IPv4 or IPv6 address: {_show(value)}") from None
+
+
+def _unknown(obj: dict[str, Any], allowed: frozenset[str], path: str) -> None:
+    extra = obj.keys() - allowed
+    if extra:
+        name = sorted(map(str, extra))[0]
+        raise RecordError(f"{path}{name}", "unknown field")
+
+
+def _object(value: object, field: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise RecordError(field, "must be an object")
+    return value
+
+
+def _card_error(exc: CardError, hands: list[list[Any]], copies: dict[str, int]) -> RecordError:
+    """Name the hand position of a CardError from ``validate_deal``."""
+    if exc.seat is not None:
+        hand = hands[exc.seat]
+        position = next((i for i, code in enumerate(hand) if code == exc.code), None)
+        field = f"seats[{exc.seat}].hand" + ("" if position is None else f"[{position}]")
+        return RecordError(field, exc.reason)
+    if isinstance(exc.code, str):  # a card dealt more often than the deck holds it: name the extra
+        seen = 0
+        for seat, hand in enumerate(hands):
+            for position, code in enumerate(hand):
+                if code == exc.code:
+                    seen += 1
+                    if seen > copies.get(exc.code, 0):
+                        return RecordError(f"seats[{seat}].hand[{position}]", exc.reason)
+    return RecordError("seats", exc.reason)
+
+
+def _plain(value: object, limit: int) -> bool:
+    """The fast path of `_text`: a non-blank str of at most ``limit`` characters, no NUL."""
+    return (
+        type(value) is str
+        and 0 < len(value) <= limit
+        and not value.isspace()
+        and "\x00" not in value
+    )
+
+
+def _optional_text(value: object, field: str, limit: int) -> str:
+    if value is None:
+        return ""
+    if type(value) is str and len(value) <= limit and "\x00" not in value:
+        return value
+    return _text(value, field, limit, blank=True)
+
+
+_Row = tuple[str, str, str, int | None, str, int, str | None, str, str]
+
+
+def _seat(i: int, seat: object, singles: bool, points_of: dict[str, int]) -> _Row:
+    """Check one seat; return (player key, name, province, team, hand text, hand points, ip,
+    device, client). Field paths are built only on the way to an error."""
+    if type(seat) is not dict or not SEAT_FIELDS.issuperset(seat):
+        _unknown(_object(seat, f"seats[{i}]"), SEAT_FIELDS, f"seats[{i}].")
+    seat = cast(dict[str, Any], seat)  # a dict of known fields: checked above
+    if "player" not in seat:
+        raise RecordError(f"seats[{i}].player", "required")
+    player = seat["player"]
+    if type(player) is not dict or len(player) != 3 or not PLAYER_FIELDS.issuperset(player):
+        player = _object(player, f"seats[{i}].player")
+        _unknown(player, PLAYER_FIELDS, f"seats[{i}].player.")
+        for field in ("id", "name", "province"):
+            if field not in player:
+                raise RecordError(f"seats[{i}].player.{field}", "required")
+    key, name, province = player["id"], player["name"], player["province"]
+    if not _plain(key, MAX_ID):
+        _text(key, f"seats[{i}].player.id", MAX_ID)
+    if not _plain(name, MAX_NAME):
+        _text(name, f"seats[{i}].player.name", MAX_NAME)
+    if type(province) is not str or province not in PROVINCE_SET:
+        raise RecordError(f"seats[{i}].player.province", f"unknown province {_show(province)}")
+    team = seat.get("team")
+    if singles:
+        if team is not None:
+            raise RecordError(f"seats[{i}].team", "must be null in a singles game")
+    elif type(team) is not int or team not in (0, 1):
+        raise RecordError(f"seats[{i}].team", f"must be 0 or 1 in doubles, got {_show(team)}")
+    if "hand" not in seat:
+        raise RecordError(f"seats[{i}].hand", "required")
+    hand = seat["hand"]
+    if type(hand) is not list:
+        raise RecordError(f"seats[{i}].hand", "must be a list of card codes")
+    points = 0
+    for position, card in enumerate(hand):
+        try:
+            points += points_of[card]
+        except (KeyError, TypeError):
+            raise RecordError(
+                f"seats[{i}].hand[{position}]", f"unknown card {_show(card)}"
+            ) from None
+    hand_text = " ".join(hand)
+    if len(hand_text) > MAX_HAND_TEXT:
+        raise RecordError(f"seats[{i}].hand", f"longer than {MAX_HAND_TEXT} characters")
+    ip, device, client = None, "", ""
+    session = seat.get("session")
+    if session is not None:
+        path = f"seats[{i}].session"
+        if type(session) is not dict or not SESSION_FIELDS.issuperset(session):
+            _unknown(_object(session, path), SESSION_FIELDS, f"{path}.")
+        ip = _ip(session.get("ip"), f"{path}.ip")
+        device = _optional_text(session.get("device"), f"{path}.device", MAX_DEVICE)
+        client = _optional_text(session.get("client"), f"{path}.client", MAX_CLIENT)
+    return (key, name, province, team, hand_text, points, ip, device, client)
+
+
+def check_record(record: object, rules: RecordRules, *, digest: str) -> CheckedGame:
+    """Validate and score one record; raise RecordError on the first problem (see module)."""
+    if not isinstance(record, dict):
+        raise RecordError("record", "a game record must be a JSON object")
+    record_id = _record_id(record)
+    if not RECORD_FIELDS.issuperset(record):
+        _unknown(record, RECORD_FIELDS, "")
+    for key in REQUIRED_FIELDS:
+        if key not in record:
+            raise RecordError(key, "required")
+    code = _text(record["event"], "event", MAX_ID)
+    mode = record["mode"]
+    if mode not in MODES:
+        raise RecordError("mode", f"must be 'singles' or 'doubles', got {_show(mode)}")
+    started = _moment(record, "started_at")
+    ended = _moment(record, "ended_at")
+    if ended < started:
+        raise RecordError("ended_at", "is before started_at")
+    ended_by = record["ended_by"]
+    if ended_by not in ENDINGS:
+        raise RecordError("ended_by", f"must be 'out' or 'time', got {_show(ended_by)}")
+    seats = record["seats"]
+    if not isinstance(seats, list):
+        raise RecordError("seats", "must be a list of seats")
+    if not MIN_SEATS <= len(seats) <= MAX_SEATS:
+        raise RecordError("seats", f"a game has {MIN_SEATS} to {MAX_SEATS} seats, got {len(seats)}")
+
+    event = rules.event(code)
+    if event is None:
+        raise RecordError("event", f"unknown event {_show(code)}")
+    table = event.table
+    if table is None or event.setup_error is not None:
+        raise RecordError("event", event.setup_error or "the season has no card table")
+    check_event(event, started, ended)
+
+    singles = mode == "singles"
+    points_of = event.points
+    seen: dict[str, int] = {}
+    hands: list[list[Any]] = []
+    checked: list[_Row] = []
+    teams: list[int] = []
+    for i, seat in enumerate(seats):
+        row = _seat(i, seat, singles, points_of)
+        key = row[0]
+        if key in seen:
+            raise RecordError(
+                f"seats[{i}].player.id", f"player {key} already sits in seats[{seen[key]}]"
+            )
+        seen[key] = i
+        if not singles:
+            teams.append(cast(int, row[3]))
+        hands.append(seat["hand"])
+        checked.append(row)
+
+    try:
+        validate_deal(hands, table)
+    except CardError as exc:
+        raise _card_error(exc, hands, dict(table.copies)) from None
+    if ended_by == "out" and all(hands):
+        raise RecordError("ended_by", "'out' but no seat has an empty hand")
+    if not singles and len(set(teams)) < 2:
+        raise RecordError("seats", "a doubles game needs players of both teams (0 and 1)")
+    if not event.open_entry:
+        entrants = rules.entrants(event.pk)
+        for i, row in enumerate(checked):
+            if row[0] not in entrants:
+                raise RecordError(
+                    f"seats[{i}].player.id",
+                    f"player {row[0]} has no entry in event {code} (entry is closed)",
+                )
+
+    log = record.get("log")
+    if _has_nul(log):
+        raise RecordError("log", "holds a NUL character (\\u0000), which cannot be stored")
+
+    hand_points = [row[5] for row in checked]
+    if singles:
+        scores = SCORINGS[event.singles_scoring].apply(hand_points, None)
+    else:
+        scores = tour_doubles(hand_points, teams)
+    return CheckedGame(
+        record_id=record_id,
+        digest=digest,
+        event=event,
+        mode=mode,
+        started_at=started,
+        ended_at=ended,
+        ended_by=ended_by,
+        seats=tuple(
+            CheckedSeat(key, name, province, team, hand_text, points, score, ip, device, client)
+            for (key, name, province, team, hand_text, points, ip, device, client), score in zip(
+                checked, scores, strict=True
+            )
+        ),
+        log=log,
+    )

@@ -1,0 +1,328 @@
+"""Seasons: create one with its calendar, and edit its ruleset as data (SPEC §2, §4, §9).
+
+``season_create`` lays the calendar out with ``tournaments.domain.calendar.build_calendar``
+and writes the season and every event (codes as SPEC §9, windows, daily hours of the
+qualifiers, the feeding links, stations and their cities; weekly qualifiers enter every
+player: ``open_entry``). Creating a year that exists, or a calendar whose codes are taken,
+is a conflict that names them; nothing is written.
+
+The ruleset (best N, minimum games, quotas per event kind, card table, singles scoring,
+tie-break order, time zone, cities, placement points) is validated by the domain that reads
+it (``resolve_order``, ``Quota``, ``CardTable.from_dict``) and every error names its field.
+Once an event of the season is finalised, the fields that decide results are locked: a
+finalised ranking, champion and advancement must stay what the rules said when they were
+fixed (correct results instead, SPEC §4).
+"""
+
+from collections.abc import Mapping, Sequence
+from datetime import date
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from django.db import IntegrityError, transaction
+
+from accounts.models import User
+from core.errors import ConflictError, ServiceError
+from tournaments.domain.advancement import Quota
+from tournaments.domain.calendar import EventKind as PlannedKind
+from tournaments.domain.calendar import build_calendar
+from tournaments.domain.cards import CardTable
+from tournaments.domain.leaderboard import resolve_order
+from tournaments.models import CalendarChange, Event, EventKind, EventStatus, Season
+
+RULESET_FIELDS = (
+    "best_n",
+    "minimum_games",
+    "quotas",
+    "card_table",
+    "singles_scoring",
+    "tiebreak_order",
+    "time_zone",
+    "cities",
+    "placement_points",
+)
+#: Fields that decide results: locked once an event of the season is finalised.
+RESULT_FIELDS = frozenset(RULESET_FIELDS) - {"cities"}
+#: Every online kind feeds the next one, so each needs a quota (SPEC §2).
+QUOTA_KINDS = tuple(kind.value for kind in PlannedKind)
+#: The table sizes seating makes (tournaments.domain.seating.table_sizes): 3, 4 and 5.
+SEATED_TABLE_SIZES = (3, 4, 5)
+
+#: The finals whose champion earns a Master qualification (SPEC §2): the rule key each
+#: event carries in ``Event.champion_achievement`` (titles.QualificationRule.key).
+TITLE_ACHIEVEMENTS = {
+    "monthly_final": "monthly_champion",
+    "quarterly_final": "quarterly_champion",
+    "annual_final": "annual_final_champion",
+}
+
+KIND_NAMES = {
+    "weekly_qualifier": "周预赛",
+    "weekly_final": "周赛",
+    "monthly_final": "月赛",
+    "quarterly_final": "季赛",
+    "annual_final": "年赛",
+    "championship": "锦标赛",
+    "custom": "赛事",
+}
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _count(value: object, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise ValueError(f"must be an integer >= {minimum}, got {value!r}")
+    return value
+
+
+def _quotas(value: object) -> dict[str, dict[str, int]]:
+    if not isinstance(value, Mapping):
+        raise ValueError("must map each event kind to {national, per_province}")
+    unknown = sorted(set(value) - set(EventKind.values))
+    if unknown:
+        raise ValueError(f"unknown event kinds: {', '.join(map(str, unknown))}")
+    missing = [kind for kind in QUOTA_KINDS if kind not in value]
+    if missing:
+        raise ValueError(f"no quota for {', '.join(missing)}")
+    clean: dict[str, dict[str, int]] = {}
+    for kind, quota in value.items():
+        if not isinstance(quota, Mapping) or set(quota) != {"national", "per_province"}:
+            raise ValueError(f"{kind}: give exactly national and per_province")
+        try:
+            checked = Quota(national=quota["national"], per_province=quota["per_province"])
+        except ValueError as exc:
+            raise ValueError(f"{kind}: {exc}") from None
+        clean[kind] = {"national": checked.national, "per_province": checked.per_province}
+    return clean
+
+
+def _card_table(value: object) -> dict[str, Any]:
+    if not isinstance(value, Mapping):
+        raise ValueError("must be a card table object (name, points, copies)")
+    return CardTable.from_dict(value).to_dict()
+
+
+def _singles_scoring(value: object) -> str:
+    if value not in Season.SinglesScoring.values:
+        known = ", ".join(Season.SinglesScoring.values)
+        raise ValueError(f"unknown scoring {value!r} (known: {known})")
+    return str(value)
+
+
+def _tiebreak_order(value: object) -> list[str]:
+    if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
+        raise ValueError("must be a list of tie-break names")
+    return [tiebreak.name for tiebreak in resolve_order(value)]
+
+
+def _time_zone(value: object) -> str:
+    if not isinstance(value, str) or not value:
+        raise ValueError("must name an IANA time zone, e.g. Asia/Shanghai")
+    try:
+        ZoneInfo(value)
+    except (ValueError, OSError, KeyError):
+        raise ValueError(f"unknown time zone {value!r}") from None
+    return value
+
+
+def _cities(value: object) -> list[str]:
+    if not isinstance(value, list | tuple) or not value:
+        raise ValueError("must be a non-empty list of city names")
+    bad = [city for city in value if not isinstance(city, str) or not city.strip()]
+    if bad:
+        raise ValueError(f"city names must be non-empty strings, got {bad[0]!r}")
+    too_long = [city for city in value if len(city) > Event._meta.get_field("city").max_length]
+    if too_long:
+        raise ValueError(f"city name {too_long[0]!r} is too long")
+    return [city.strip() for city in value]
+
+
+def _placement_points(value: object) -> dict[str, list[int]]:
+    if not isinstance(value, Mapping):
+        raise ValueError("must map a table size to its points per place")
+    sizes: dict[int, object] = {}
+    for key, points in value.items():
+        try:
+            sizes[int(key)] = points
+        except (TypeError, ValueError):
+            raise ValueError(f"table size {key!r} is not a number") from None
+    wanted = set(SEATED_TABLE_SIZES)
+    if set(sizes) != wanted:
+        raise ValueError(f"give points for tables of exactly {sorted(wanted)}, got {sorted(sizes)}")
+    clean: dict[str, list[int]] = {}
+    for size in sorted(sizes):
+        points = sizes[size]
+        if not isinstance(points, list | tuple) or len(points) != size:
+            raise ValueError(f"a table of {size} needs {size} points, got {points!r}")
+        if not all(_is_int(p) and p >= 0 for p in points):
+            raise ValueError(f"table of {size}: points must be integers >= 0, got {points!r}")
+        if any(a < b for a, b in zip(points, points[1:], strict=False)):
+            raise ValueError(f"table of {size}: a better place never earns less, got {points!r}")
+        clean[str(size)] = list(points)
+    return clean
+
+
+_CLEANERS = {
+    "best_n": lambda value: _count(value, 1),
+    "minimum_games": lambda value: _count(value, 0),
+    "quotas": _quotas,
+    "card_table": _card_table,
+    "singles_scoring": _singles_scoring,
+    "tiebreak_order": _tiebreak_order,
+    "time_zone": _time_zone,
+    "cities": _cities,
+    "placement_points": _placement_points,
+}
+
+
+def ruleset_clean(values: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
+    """Validate ruleset fields; returns (normalised values, errors by field name)."""
+    clean: dict[str, Any] = {}
+    errors: dict[str, str] = {}
+    for field, value in values.items():
+        cleaner = _CLEANERS.get(field)
+        if cleaner is None:
+            errors[field] = "not a ruleset field"
+            continue
+        try:
+            clean[field] = cleaner(value)
+        except (TypeError, ValueError) as exc:
+            errors[field] = str(exc)
+    return clean, errors
+
+
+def _checked(values: Mapping[str, Any]) -> dict[str, Any]:
+    clean, errors = ruleset_clean(values)
+    if errors:
+        summary = "; ".join(f"{field}: {message}" for field, message in errors.items())
+        raise ServiceError(f"invalid ruleset: {summary}", detail=errors)
+    return clean
+
+
+def season_create(
+    *,
+    year: int,
+    start: date,
+    quarterly_dates: Sequence[date] | None = None,
+    annual_date: date | None = None,
+    weeks: int = 52,
+    name: str = "",
+    ruleset: Mapping[str, Any] | None = None,
+    by: User | None = None,
+) -> Season:
+    """Create the season ``year`` and its whole calendar (SPEC §2); a conflict if it exists."""
+    settings = _checked(ruleset or {})
+    season = Season(year=year, name=name or f"{year} 中国UNO线上巡回赛", starts_on=start)
+    for field, value in settings.items():
+        setattr(season, field, value)
+    try:
+        calendar = build_calendar(
+            year,
+            start,
+            weeks=weeks,
+            quarterly_dates=quarterly_dates,
+            annual_date=annual_date,
+            cities=season.cities,
+            tz=season.time_zone,
+        )
+    except ValueError as exc:
+        raise ServiceError(str(exc)) from None
+    with transaction.atomic():
+        if Season.objects.filter(year=year).exists():
+            raise ConflictError(f"season {year} already exists", detail={"year": year})
+        codes = [plan.code for plan in calendar.events]
+        taken = sorted(Event.objects.filter(code__in=codes).values_list("code", flat=True))
+        if taken:
+            shown = ", ".join(taken[:5]) + (" …" if len(taken) > 5 else "")
+            raise ConflictError(
+                f"season {year}: {len(taken)} event codes already exist ({shown})",
+                detail={"codes": taken},
+            )
+        try:
+            with transaction.atomic():
+                season.save()
+        except IntegrityError:
+            raise ConflictError(f"season {year} already exists", detail={"year": year}) from None
+        events = Event.objects.bulk_create(
+            [
+                Event(
+                    season=season,
+                    code=plan.code,
+                    kind=plan.kind.value,
+                    name=event_name(plan.kind.value, plan.code, plan.city or ""),
+                    starts_at=plan.starts_at,
+                    ends_at=plan.ends_at,
+                    daily_opens=plan.daily_hours[0] if plan.daily_hours else None,
+                    daily_closes=plan.daily_hours[1] if plan.daily_hours else None,
+                    month=plan.month or "",
+                    station=plan.station,
+                    city=plan.city or "",
+                    open_entry=plan.kind == PlannedKind.WEEKLY_QUALIFIER,
+                    champion_achievement=TITLE_ACHIEVEMENTS.get(plan.kind.value, ""),
+                )
+                for plan in calendar.events
+            ]
+        )
+        by_code = {event.code: event for event in events}
+        for plan in calendar.events:
+            if plan.feeds:
+                by_code[plan.code].feeds = by_code[plan.feeds]
+        Event.objects.bulk_update([e for e in events if e.feeds is not None], ["feeds"])
+        CalendarChange.objects.create(
+            season=season,
+            action=CalendarChange.Action.SEASON_CREATE,
+            by=by,
+            reason="season created",
+            diff={
+                "start": start.isoformat(),
+                "weeks": weeks,
+                "events": len(events),
+                "stations": sum(1 for e in events if e.station is not None),
+            },
+        )
+    return season
+
+
+def event_name(kind: str, code: str, city: str) -> str:
+    """A station is named after its city ("南京站 周赛"); other events by code and kind."""
+    label = KIND_NAMES.get(kind, kind)
+    return f"{city}站 {label}" if city else f"{code} {label}"
+
+
+def season_update_check(*, season: Season, changes: Mapping[str, Any]) -> dict[str, Any]:
+    """Validate ruleset changes against ``season``; returns the fields that change, cleaned.
+    Raises ServiceError with errors by field (the admin form and ``season_update`` share it).
+    """
+    clean = _checked(changes)
+    changed = {f: v for f, v in clean.items() if getattr(season, f) != v}
+    frozen = sorted(set(changed) & RESULT_FIELDS)
+    if frozen and season.events.filter(status=EventStatus.FINALISED).exists():
+        raise ConflictError(
+            f"season {season.year} has finalised events: {', '.join(frozen)} can no longer "
+            "change (correct the results instead)",
+            detail=dict.fromkeys(frozen, "locked by finalised events"),
+        )
+    return changed
+
+
+def season_update(
+    *, season: Season, changes: Mapping[str, Any], by: User | None, reason: str
+) -> Season:
+    """Change ruleset fields (validated, errors by field) and log the change with ``reason``."""
+    if not reason.strip():
+        raise ServiceError("give a reason for the change", detail={"reason": "required"})
+    with transaction.atomic():
+        locked = Season.objects.select_for_update().get(pk=season.pk)
+        changed = season_update_check(season=locked, changes=changes)
+        if not changed:
+            return locked
+        diff = {f: {"before": getattr(locked, f), "after": v} for f, v in changed.items()}
+        for field, value in changed.items():
+            setattr(locked, field, value)
+        locked.save(update_fields=list(changed))
+        CalendarChange.objects.create(
+            season=locked, action=CalendarChange.Action.RULESET, by=by, reason=reason, diff=diff
+        )
+    return locked

@@ -1,0 +1,23 @@
+"""Tournament jobs (SPEC §8), thin: each re-fetches by id and calls its idempotent service."""
+
+from typing import Any
+
+from celery import shared_task
+
+from accounts.models import User
+from tournaments.models import Event
+from tournaments.services.finalise import event_finalise
+
+
+@shared_task(name="tournaments.event_finalise", acks_late=True)
+def event_finalise_task(event_id: int, user_id: int | None, force: bool = False) -> dict[str, Any]:
+    """Finalise an event (``event_finalise``); a redelivery finds it done and changes nothing."""
+    event = Event.objects.get(pk=event_id)
+    by = User.objects.filter(pk=user_id).first() if user_id is not None else None
+    result = event_finalise(event=event, by=by, force=force)
+    return {
+        "event": result.event.code,
+        "changed": result.changed,
+        "champion": result.champion.external_id if result.champion else None,
+        "entries": result.entries,
+    }
