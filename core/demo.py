@@ -1,23 +1,28 @@
-"""Demo data for the embedded default: staff with each role and a field of players.
+"""Demo data for the embedded default, through the real services: staff with each role, a
+season of the current year with its 69 stations, last week's qualifier and weekly final
+played and finalised, this week's qualifier live, ratings, and a few Masters in the registry.
 
-Deterministic (seeded), so every fresh clone shows the same site; idempotent."""
+Deterministic (seeded) and idempotent: games are keyed by record id, finalisation and
+qualifications are idempotent, so running it twice adds nothing."""
 
-import random
+from datetime import date, datetime, time, timedelta
 
 from django.contrib.auth.models import Group
 from django.db import transaction
+from django.utils import timezone
 
 from accounts.models import Player, User
-from accounts.provinces import PROVINCES
 from accounts.roles import ORGANISER, REVIEWER, ensure_roles
+from tournaments.models import Entry, Event, EventStatus, Season
+from tournaments.simulation import SHANGHAI, simulate_games, simulate_players
 
 DEMO_PASSWORD = "demo-password"  # noqa: S105 - documented demo credential, local only
-SURNAMES = "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗"
-GIVEN = "伟芳娜敏静丽强磊军洋勇艳杰娟涛明超秀霞平刚桂"
+SEED = 2021
 
 
-def _staff() -> None:
+def _staff() -> dict[str, User]:
     ensure_roles()
+    users = {}
     for username, role, superuser in (
         ("demo", None, True),
         ("organiser", ORGANISER, False),
@@ -31,24 +36,142 @@ def _staff() -> None:
             user.save()
         if role:
             user.groups.add(Group.objects.get(name=role))
+        users[username] = user
+    return users
 
 
-def demo_players(count: int, seed: int = 2021) -> list[Player]:
-    rng = random.Random(seed)  # noqa: S311 - demo names, not security
-    # Population-weighted-ish: the big provinces get more players.
-    weights = [3 if p in ("广东", "江苏", "浙江", "山东", "河南", "四川") else 1 for p in PROVINCES]
-    return [
-        Player(
-            external_id=f"p{i:07d}",
-            name=rng.choice(SURNAMES) + rng.choice(GIVEN) + rng.choice(GIVEN),
-            province=rng.choices(PROVINCES, weights)[0],
+def _first_monday(year: int) -> date:
+    day = date(year, 1, 1)
+    return day + timedelta(days=(7 - day.weekday()) % 7)
+
+
+def _season(today: date, by: User) -> Season:
+    from tournaments.services.seasons import season_create
+
+    season = Season.objects.filter(year=today.year).first()
+    if season is None:
+        season = season_create(
+            year=today.year,
+            start=_first_monday(today.year),
+            name=f"{today.year} 中国UNO线上巡回赛",
+            by=by,
         )
-        for i in range(1, count + 1)
+    return season
+
+
+def _ingest(records: list[dict[str, object]], by: User) -> int:
+    from tournaments.services.ingest import games_ingest
+
+    ingested = 0
+    for start in range(0, len(records), 1000):
+        ingested += games_ingest(
+            records=records[start : start + 1000], by=by, source="demo"
+        ).ingested
+    return ingested
+
+
+def _play(event: Event, players: list, games: int, until: datetime, by: User) -> int:
+    window = (event.starts_at, min(event.ends_at, until))
+    if window[1] - window[0] < timedelta(hours=1):
+        return 0
+    records = list(
+        simulate_games(
+            players=players, games=games, event=event.code, window=window, seed=SEED, tz=SHANGHAI
+        )
+    )
+    return _ingest(records, by)
+
+
+def _week(qualifier: Event, field: list, moment: datetime, by: User) -> int:
+    """Play a past weekly qualifier, finalise it, then play and finalise its weekly final as
+    far as the clock allows."""
+    from tournaments.services.finalise import event_finalise
+
+    games = _play(qualifier, field, len(field) * 5, moment, by)
+    if qualifier.ends_at > moment:
+        return games
+    event_finalise(event=qualifier, by=by)
+    final = qualifier.feeds
+    if final is None or final.status == EventStatus.FINALISED:
+        return games
+    entrants = set(Entry.objects.filter(event=final).values_list("player__external_id", flat=True))
+    seated = [p for p in field if p.id in entrants]
+    if len(seated) >= 24:
+        games += _play(final, seated, len(seated) * 4, moment, by)
+    if final.ends_at <= moment:
+        event_finalise(event=final, by=by)
+    return games
+
+
+def _titles(players: list[Player], reviewer: User, today: date) -> int:
+    from titles.models import QualificationRule
+    from titles.services import achievement_record, qualification_approve
+
+    rules = {rule.key: rule for rule in QualificationRule.objects.all()}
+    plan = [
+        (players[0], "monthly_champion", today - timedelta(days=300)),
+        (players[0], "quarterly_champion", today - timedelta(days=120)),
+        (players[1], "monthly_champion", today - timedelta(days=200)),
+        (players[2], "monthly_champion", today - timedelta(days=400)),  # lapsed
+        (players[3], "monthly_champion", today - timedelta(days=90)),
+        (players[3], "national_championship", today - timedelta(days=30)),  # Lifetime
+        (players[4], "world_cup_1x", today - timedelta(days=20)),
     ]
+    approved = 0
+    for number, (player, key, on) in enumerate(plan):
+        if key not in rules:
+            continue
+        qualification = achievement_record(
+            achievement=key,
+            player=player,
+            on=on,
+            source=f"demo:{key}:{number}",
+            evidence={"demo": True},
+            by=reviewer,
+        )
+        if qualification is not None and qualification.status == "pending":
+            qualification_approve(
+                qualification=qualification,
+                by=reviewer,
+                reason="demo data",
+                expected_version=qualification.version,
+            )
+            approved += 1
+    return approved
 
 
-@transaction.atomic
-def load_demo(*, players: int = 400) -> dict[str, int]:
-    _staff()
-    Player.objects.bulk_create(demo_players(players), ignore_conflicts=True)
-    return {"players": Player.objects.count(), "staff": User.objects.filter(is_staff=True).count()}
+def load_demo(*, players: int = 400, now: datetime | None = None) -> dict[str, int]:
+    from ratings.services import ratings_update
+
+    moment = now or timezone.now()
+    today = moment.astimezone(SHANGHAI).date()
+    staff = _staff()
+    with transaction.atomic():
+        season = _season(today, staff["organiser"])
+    field = simulate_players(players, seed=SEED)
+    summary = {"players": 0, "games": 0, "finalised": 0, "qualifications approved": 0}
+
+    this_week = today - timedelta(days=today.weekday())
+    qualifiers = {
+        e.starts_at.astimezone(SHANGHAI).date(): e
+        for e in Event.objects.filter(season=season, kind="weekly_qualifier")
+    }
+    for weeks_back in (2, 1):
+        qualifier = qualifiers.get(this_week - timedelta(days=7 * weeks_back))
+        if qualifier is not None:
+            summary["games"] += _week(qualifier, field, moment, staff["organiser"])
+    current = qualifiers.get(this_week)
+    if current is not None:
+        opened = datetime.combine(this_week, time(10), SHANGHAI)
+        share = max(0.0, min(1.0, (moment - opened) / timedelta(days=7)))
+        summary["games"] += _play(
+            current, field, int(players * 4 * share), moment, staff["organiser"]
+        )
+    summary["finalised"] = Event.objects.filter(season=season, status=EventStatus.FINALISED).count()
+
+    ranked = list(Player.objects.order_by("external_id")[:5])
+    if len(ranked) == 5:
+        summary["qualifications approved"] = _titles(ranked, staff["reviewer"], today)
+    ratings_update()
+    summary["players"] = Player.objects.count()
+    return summary

@@ -8,3 +8,4 @@ CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"
 ALLOWED_HOSTS = ["testserver", "127.0.0.1", "localhost"]
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = True
+LOGGING["root"]["level"] = "WARNING"  # noqa: F405
