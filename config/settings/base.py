@@ -44,6 +44,8 @@ INSTALLED_APPS = [
     "integrity",
     "ratings",
     "webhooks",
+    "web",
+    "exports",
 ]
 
 MIDDLEWARE = [
@@ -195,5 +197,11 @@ CELERY_BEAT_SCHEDULE = {
     "titles-world-cup-snapshot": {
         "task": "titles.world_cup_snapshot",
         "schedule": crontab(minute=15, hour=0, day_of_month=1),
+    },
+    "ratings-update": {"task": "ratings.update", "schedule": crontab(minute="*/10")},
+    "ratings-replay": {"task": "ratings.replay", "schedule": crontab(minute=0, hour=4)},
+    "exports-snapshot-registry": {
+        "task": "exports.snapshot_registry",
+        "schedule": crontab(minute=45, hour=0, day_of_month=1),
     },
 }

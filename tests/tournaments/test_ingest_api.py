@@ -149,3 +149,17 @@ def test_the_schema_documents_the_operation(api: APIClient) -> None:
     body = operation["requestBody"]["content"]["application/json"]["schema"]
     assert body == {"type": "array", "items": {"$ref": "#/components/schemas/GameRecordRequest"}}
     assert "the good records of a mixed batch are stored" in operation["description"]
+
+
+@pytest.mark.django_db
+def test_an_ingest_that_stores_games_updates_the_ratings(
+    server_api: APIClient, record: RecordBuilder
+) -> None:
+    from ratings.models import Rating, RatingHistory
+
+    assert server_api.post(URL, [record("g-1")], format="json").status_code == 200
+    assert RatingHistory.objects.filter(game__record_id="g-1").count() == 4
+    assert Rating.objects.filter(games=1).count() == 4
+
+    assert server_api.post(URL, [record("g-1")], format="json").status_code == 200
+    assert RatingHistory.objects.count() == 4  # a duplicate rates nothing twice

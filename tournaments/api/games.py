@@ -3,6 +3,7 @@
 
 from typing import Any, cast
 
+from django.db import transaction
 from drf_spectacular.utils import OpenApiExample, extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
@@ -13,6 +14,7 @@ from accounts.models import User
 from accounts.permissions import CanIngestGames
 from accounts.provinces import PROVINCES
 from core.errors import ServiceError
+from ratings.tasks import ratings_update_task
 from tournaments.services.ingest import games_ingest
 
 MAX_BATCH = 1000
@@ -167,4 +169,8 @@ class GameIngestView(APIView):
                 detail={"max": MAX_BATCH, "got": len(records)},
             )
         report = games_ingest(records=records, by=cast(User, request.user), source="api")
+        if report.ingested:
+            # Committed already; a broker outage must not fail the request: the periodic
+            # ratings.update catches up (robust on_commit logs the failure).
+            transaction.on_commit(ratings_update_task.delay, robust=True)
         return Response(self.OutputSerializer(report).data)

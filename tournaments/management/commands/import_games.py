@@ -14,8 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import transaction
 from tqdm import tqdm
 
+from ratings.tasks import ratings_update_task
 from tournaments.services.ingest import IMPORT_BATCH, ImportSummary, games_import
 
 
@@ -72,3 +74,5 @@ class Command(BaseCommand):
             f"{summary.duplicates}, conflicts {summary.conflicts}, rejected {summary.rejected}"
         )
         self.stdout.write(f"rejects: {rejects_path}")
+        if summary.ingested:
+            transaction.on_commit(ratings_update_task.delay, robust=True)
