@@ -153,13 +153,17 @@ def test_the_schema_documents_the_operation(api: APIClient) -> None:
 
 @pytest.mark.django_db
 def test_an_ingest_that_stores_games_updates_the_ratings(
-    server_api: APIClient, record: RecordBuilder
+    server_api: APIClient, record: RecordBuilder, django_capture_on_commit_callbacks: Any
 ) -> None:
     from ratings.models import Rating, RatingHistory
 
-    assert server_api.post(URL, [record("g-1")], format="json").status_code == 200
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        assert server_api.post(URL, [record("g-1")], format="json").status_code == 200
+    assert len(callbacks) == 1
     assert RatingHistory.objects.filter(game__record_id="g-1").count() == 4
     assert Rating.objects.filter(games=1).count() == 4
 
-    assert server_api.post(URL, [record("g-1")], format="json").status_code == 200
-    assert RatingHistory.objects.count() == 4  # a duplicate rates nothing twice
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        assert server_api.post(URL, [record("g-1")], format="json").status_code == 200
+    assert callbacks == []  # a duplicate enqueues nothing
+    assert RatingHistory.objects.count() == 4
