@@ -1,7 +1,9 @@
-from django.urls import path
+"""The site's pages: the public pages and reviewer screens (``web``) and the downloads
+(``exports``). Included by ``config.urls`` inside ``i18n_patterns``."""
 
-from core import views
+from django.urls import include, path
 
 urlpatterns = [
-    path("", views.home, name="home"),
+    path("", include("web.urls")),
+    path("exports/", include("exports.urls")),
 ]

@@ -1,0 +1,209 @@
+"""The pages in a real browser: headless Chromium driven by selenium against the live server.
+
+Leaderboard tabs and search, the player page's charts drawn by ECharts, the registry's
+province filter and the language switch; the tests also write the screenshots in
+docs/screenshots/ (1280x900, and the leaderboard at 390x844 as on a phone).
+Skipped where Chromium is not installed (CI installs Debian's chromium and chromium-driver).
+"""
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, unquote
+
+import pytest
+from django.conf import settings
+
+from tests.web.tour import Tour, build_tour
+from titles.models import TitleTerm
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMEDRIVER = Path("/usr/bin/chromedriver")
+SCREENSHOTS = Path(settings.BASE_DIR) / "docs" / "screenshots"
+WAIT = 10
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(
+        not (CHROMIUM.exists() and CHROMEDRIVER.exists()),
+        reason="needs /usr/bin/chromium and /usr/bin/chromedriver (apt: chromium chromium-driver)",
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def driver() -> Iterator[Any]:
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for argument in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--window-size=1280,900",
+        "--lang=zh-CN",
+    ):
+        options.add_argument(argument)
+    browser = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
+    browser.set_page_load_timeout(30)
+    try:
+        yield browser
+    finally:
+        browser.quit()
+
+
+@pytest.fixture
+def site(transactional_db: Any, frozen: None, live_server: Any, driver: Any) -> Tour:
+    driver.delete_all_cookies()
+    viewport(driver, 1280, 900)
+    return build_tour()
+
+
+def viewport(driver: Any, width: int, height: int, *, mobile: bool = False) -> None:
+    driver.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile},
+    )
+
+
+def wait_for(driver: Any, condition: Any) -> Any:
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(driver, WAIT).until(condition)
+
+
+def css(driver: Any, selector: str) -> Any:
+    from selenium.webdriver.common.by import By
+
+    return driver.find_element(By.CSS_SELECTOR, selector)
+
+
+def css_all(driver: Any, selector: str) -> list[Any]:
+    from selenium.webdriver.common.by import By
+
+    return driver.find_elements(By.CSS_SELECTOR, selector)
+
+
+def console_errors(driver: Any) -> list[str]:
+    """The browser's errors since the last call: a blocked inline script (CSP), a failed
+    request, an exception in the page's scripts."""
+    return [entry["message"] for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+
+
+def shoot(driver: Any, name: str) -> None:
+    assert console_errors(driver) == []
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    driver.execute_script("window.scrollTo(0, 0)")
+    assert driver.save_screenshot(str(SCREENSHOTS / f"{name}.png"))
+
+
+def test_leaderboard_province_tab_and_search(site: Tour, live_server: Any, driver: Any) -> None:
+    driver.get(f"{live_server.url}/events/2021-W05-F/")
+    board = css(driver, "#board")
+    assert board.get_attribute("hx-trigger") == "every 10s"
+    assert len(css_all(driver, "table.leaderboard tbody tr.cutline")) == 1
+    shoot(driver, "leaderboard")
+
+    tab = next(chip for chip in css_all(driver, ".tabs .chip") if chip.text == "江苏")
+    tab.click()
+    wait_for(driver, lambda d: "province=" in d.current_url)
+    assert unquote(driver.current_url).endswith("?province=江苏")
+    provinces = {cell.text for cell in css_all(driver, "table.leaderboard tbody td:nth-child(3)")}
+    assert provinces == {"江苏"}
+    assert "江苏前 1 名" in css(driver, "tr.cutline").text
+
+    search = css(driver, "form.search input[name=q]")
+    search.send_keys("小猴子")
+    search.submit()
+    wait_for(driver, lambda d: "q=" in d.current_url)
+    found = css_all(driver, "table.leaderboard tbody tr.found")
+    assert [row.find_element("css selector", "td.player a").text for row in found] == ["小猴子"]
+
+    viewport(driver, 390, 844, mobile=True)
+    driver.get(f"{live_server.url}/events/2021-W05-F/")
+    wrap = css(driver, ".board .table-wrap")
+    assert driver.execute_script("return arguments[0].scrollWidth > arguments[0].clientWidth", wrap)
+    assert driver.execute_script("return document.documentElement.scrollWidth") <= 390
+    shoot(driver, "leaderboard-mobile")
+
+
+def test_player_page_draws_its_charts(site: Tour, live_server: Any, driver: Any) -> None:
+    driver.get(f"{live_server.url}/players/p0000001/")
+    for chart in ("#rating-chart", "#title-chart"):
+        wait_for(driver, lambda d, c=chart: d.find_elements("css selector", f"{c} canvas"))
+        size = driver.execute_script(
+            "const c = document.querySelector(arguments[0] + ' canvas');"
+            "return [c.width, c.height];",
+            chart,
+        )
+        assert size[0] > 0
+        assert size[1] > 0
+    shoot(driver, "player")
+
+    as_of = css(driver, "#id_as_of")
+    driver.execute_script("arguments[0].value = '2021-01-15'", as_of)
+    css(driver, "form.inline button[type=submit]").click()
+    answer = "return document.querySelector('#titles-on').textContent"
+    wait_for(driver, lambda d: "2021-01-15" in d.execute_script(answer))
+    assert "无头衔" in driver.execute_script(answer)
+    assert driver.current_url.endswith("/players/p0000001/")  # swapped in place by htmx
+
+
+def test_registry_province_filter(site: Tour, live_server: Any, driver: Any) -> None:
+    driver.get(f"{live_server.url}/masters/")
+    names = {link.text for link in css_all(driver, "table.registry td.player a")}
+    assert names == {"小猴子", "黄丽"}
+    shoot(driver, "registry")
+
+    from selenium.webdriver.support.ui import Select
+
+    Select(css(driver, "#id_province")).select_by_value("北京")
+    wait_for(driver, lambda d: quote("北京") in d.current_url)
+    names = {link.text for link in css_all(driver, "table.registry td.player a")}
+    assert names == {"黄丽"}
+    assert console_errors(driver) == []
+
+
+def test_language_switch(site: Tour, live_server: Any, driver: Any) -> None:
+    driver.get(f"{live_server.url}/")
+    assert css(driver, "html").get_attribute("lang") == "zh-hans"
+    assert "正在进行" in css(driver, "main").text
+    shoot(driver, "home")
+
+    css(driver, "button.lang-en").click()
+    wait_for(driver, lambda d: d.current_url.endswith("/en/"))
+    assert css(driver, "html").get_attribute("lang") == "en"
+    assert "China UNO Online Tour" in css(driver, ".brand-text").text
+    assert "Live now" in css(driver, "main").text
+
+    css(driver, "button.lang-zh-hans").click()
+    wait_for(driver, lambda d: not d.current_url.endswith("/en/"))
+    assert "正在进行" in css(driver, "main").text
+    assert console_errors(driver) == []
+
+
+def test_calendar_and_verification_pages(site: Tour, live_server: Any, driver: Any) -> None:
+    driver.get(f"{live_server.url}/seasons/2021/")
+    first = css(driver, "table.stations tbody tr")
+    assert "第1站 北京站" in first.text
+    shoot(driver, "calendar")
+
+    code = TitleTerm.objects.get(player=site.players["p0000001"]).code
+    driver.get(f"{live_server.url}/verify/")
+    field = css(driver, "form.search input[name=code]")
+    field.send_keys(code.lower())
+    field.submit()
+    wait_for(
+        driver,
+        lambda d: "/verify/" in d.current_url and d.find_elements("css selector", ".verdict"),
+    )
+    assert "有效的大师头衔" in css(driver, ".verdict").text
+    assert "小猴子" in css(driver, ".verdict").text
+    shoot(driver, "verification")

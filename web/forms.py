@@ -1,0 +1,62 @@
+"""Forms of the public pages and reviewer screens: query parameters, checked."""
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from accounts.provinces import PROVINCE_CHOICES
+
+#: The registry's lists (SPEC §6): current holders, by title, and the history.
+REGISTRY_VIEWS = [
+    ("current", _("全部现任")),
+    ("master", _("大师")),
+    ("lifetime", _("终身大师")),
+    ("lapsed", _("已失效")),
+    ("revoked", _("已撤销")),
+]
+
+
+class DateInput(forms.DateInput):
+    """A browser date picker: its value is always ISO (``YYYY-MM-DD``), whatever the
+    language's date format."""
+
+    input_type = "date"
+
+    def __init__(self, attrs: dict[str, str] | None = None) -> None:
+        super().__init__(attrs=attrs, format="%Y-%m-%d")
+
+
+class AsOfForm(forms.Form):
+    as_of = forms.DateField(label=_("查询日期"), widget=DateInput)
+
+
+class ProvinceField(forms.ChoiceField):
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(
+            choices=[("", _("全国")), *PROVINCE_CHOICES],
+            required=False,
+            label=_("省份"),
+            **kwargs,  # type: ignore[arg-type]
+        )
+
+
+class BoardForm(forms.Form):
+    """A leaderboard's tab (province) and player search (external id or name)."""
+
+    province = ProvinceField()
+    q = forms.CharField(required=False, max_length=64, label=_("搜索选手"))
+
+
+class RegistryForm(forms.Form):
+    province = ProvinceField(widget=forms.Select(attrs={"data-autosubmit": ""}))
+    view = forms.ChoiceField(choices=REGISTRY_VIEWS, required=False)
+
+
+class VerifyForm(forms.Form):
+    code = forms.CharField(max_length=32, label=_("验证码"))
+
+
+class DecisionForm(forms.Form):
+    """A reviewer's decision at the version they saw (optimistic locking, SPEC §6)."""
+
+    expected_version = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
+    reason = forms.CharField(max_length=500, required=False, label=_("理由"))

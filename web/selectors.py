@@ -1,0 +1,266 @@
+"""Reads the public pages need that the apps' selectors do not offer (SPEC §5, §6).
+
+Everything else the pages show comes from the apps' own selectors
+(``tournaments.selectors.events`` / ``leaderboard``, ``titles.selectors``,
+``ratings.selectors``); what is here is page-shaped: the home page's lists, a player's
+events and best finishes, the advancement basis of one leaderboard page, name search on a
+leaderboard, and the registry's lapsed and revoked history. Public reads never touch the
+seats' sessions (IP, device, client) nor integrity evidence.
+
+Every function runs a fixed number of queries whatever the number of rows, except those
+that rank rows one by one (ranks are read from the index, not stored): ``leaderboard_search``
+(at most ``SEARCH_LIMIT`` matches) and ``player_events`` (at most ``PLAYER_EVENTS_SHOWN``).
+"""
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db.models import Count, Prefetch, Q, QuerySet
+from django.utils import timezone
+
+from accounts.models import Player
+from integrity.models import Case
+from titles.models import ChangeKind, PlayerTitle, Revocation, TermState, TitleChange, TitleTerm
+from titles.recompute import tour_today
+from tournaments.models import Event, EventStatus, Season, Standing
+from tournaments.selectors.events import event_list
+from tournaments.selectors.leaderboard import LeaderboardRow, leaderboard_player, live_ranks
+
+#: Name matches ranked on a leaderboard search (each costs one count on the rank index).
+SEARCH_LIMIT = 10
+#: Players listed by the site-wide player search.
+PLAYER_SEARCH_LIMIT = 20
+#: Events listed (and ranked) on a player's page.
+PLAYER_EVENTS_SHOWN = 30
+
+
+# --- seasons and events ----------------------------------------------------------------------
+
+
+def season_current() -> Season | None:
+    """The season running today (the latest one that has started), else the latest one."""
+    today = tour_today()
+    return (
+        Season.objects.filter(starts_on__lte=today).order_by("-year").first()
+        or Season.objects.order_by("-year").first()
+    )
+
+
+def event_is_live(event: Event, now: datetime | None = None) -> bool:
+    """Whether the event's window is open now (and it is not finalised or cancelled)."""
+    moment = now or timezone.now()
+    return event.status == EventStatus.SCHEDULED and event.starts_at <= moment <= event.ends_at
+
+
+def events_open(*, now: datetime | None = None) -> QuerySet[Event]:
+    """Events whose window is open now, earliest first."""
+    moment = now or timezone.now()
+    return event_list(status=EventStatus.SCHEDULED).filter(
+        starts_at__lte=moment, ends_at__gte=moment
+    )
+
+
+def champions_latest(*, limit: int = 8) -> QuerySet[Event]:
+    """The most recently decided stations that have a champion."""
+    return (
+        event_list(status=EventStatus.FINALISED)
+        .filter(station__isnull=False, champion__isnull=False)
+        .order_by("-ends_at", "-pk")[:limit]
+    )
+
+
+# --- leaderboards ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class AdvancementBasis:
+    by_national: bool
+    by_province: bool
+
+
+def leaderboard_bases(*, event: Event, players: list[str]) -> dict[str, AdvancementBasis]:
+    """For a finalised event: on what basis each advancing player of ``players`` (external
+    ids, one page of the board) advanced. ``LeaderboardRow`` carries only ``advanced``."""
+    rows = Standing.objects.filter(event=event, player_key__in=players, advanced=True)
+    return {
+        key: AdvancementBasis(by_national=national, by_province=province)
+        for key, national, province in rows.values_list("player_key", "by_national", "by_province")
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class AdvancementSummary:
+    advanced: int
+    by_national: int
+    by_province: int
+
+
+def advancement_summary(*, event: Event) -> AdvancementSummary:
+    """How many advanced from a finalised event, and on which list (a player on both lists
+    counts in both)."""
+    counts = Standing.objects.filter(event=event, advanced=True).aggregate(
+        advanced=Count("pk"),
+        by_national=Count("pk", filter=Q(by_national=True)),
+        by_province=Count("pk", filter=Q(by_province=True)),
+    )
+    return AdvancementSummary(**counts)
+
+
+def leaderboard_search(
+    *, event: Event, query: str, province: str | None = None
+) -> list[LeaderboardRow]:
+    """Rows of the event's board for a player searched by external id (exact) or by name
+    (contains, at most ``SEARCH_LIMIT``), each with both its ranks (``leaderboard_player``)."""
+    query = query.strip()
+    if not query:
+        return []
+    exact = leaderboard_player(event, player=query, province=province)
+    if exact:
+        return exact
+    matches = Standing.objects.filter(event=event, player__name__icontains=query)
+    if province:
+        matches = matches.filter(province=province)
+    keys = matches.order_by("player_key").values_list("player_key", flat=True)[:SEARCH_LIMIT]
+    return [row for key in keys for row in leaderboard_player(event, player=key)]
+
+
+# --- players ---------------------------------------------------------------------------------
+
+
+def player_search(*, query: str) -> list[Player]:
+    """Players by external id (exact) or name (contains), at most ``PLAYER_SEARCH_LIMIT``."""
+    query = query.strip()
+    if not query:
+        return []
+    return list(
+        Player.objects.filter(Q(external_id=query) | Q(name__icontains=query)).order_by(
+            "external_id"
+        )[:PLAYER_SEARCH_LIMIT]
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerEvent:
+    """The player's row in one event with both ranks (None while not eligible)."""
+
+    standing: Standing
+    rank: int | None
+    province_rank: int | None
+
+
+def player_events(*, player: Player, limit: int = PLAYER_EVENTS_SHOWN) -> list[PlayerEvent]:
+    """The player's rows in their ``limit`` most recent events, newest first, with both
+    ranks. Ranks are not stored on the board (``tournaments.selectors.leaderboard``): each
+    eligible row costs one count on the rank index (``live_ranks``), so ``limit`` bounds it."""
+    standings = (
+        Standing.objects.filter(player=player)
+        .exclude(event__status=EventStatus.CANCELLED)
+        .select_related("event", "event__season")
+        .order_by("-event__starts_at", "-event_id")[:limit]
+    )
+    return [PlayerEvent(s, *live_ranks(s, s.event)) for s in standings]
+
+
+@dataclass(frozen=True, slots=True)
+class BestFinish:
+    kind: str
+    events: int
+    advanced: int
+    best_rank: int | None
+
+
+def player_best_finishes(*, player: Player, recent: list[PlayerEvent]) -> list[BestFinish]:
+    """Per event kind: events played and times advanced (all of them, one aggregate query),
+    and the best national rank among the ``recent`` finalised ones (SPEC §5 "events reached
+    and best finishes")."""
+    best: dict[str, int] = {}
+    for row in recent:
+        kind = row.standing.event.kind
+        if row.standing.event.is_finalised and row.rank is not None:
+            best[kind] = min(best.get(kind, row.rank), row.rank)
+    counts = (
+        Standing.objects.filter(player=player)
+        .exclude(event__status=EventStatus.CANCELLED)
+        .values("event__kind")
+        .annotate(events=Count("pk"), advanced=Count("pk", filter=Q(advanced=True)))
+        .order_by("event__kind")
+    )
+    return [
+        BestFinish(
+            kind=row["event__kind"],
+            events=row["events"],
+            advanced=row["advanced"],
+            best_rank=best.get(row["event__kind"]),
+        )
+        for row in counts
+    ]
+
+
+def player_championships(*, player: Player) -> QuerySet[Event]:
+    """The finalised events the player won, newest first."""
+    return event_list(status=EventStatus.FINALISED).filter(champion=player).order_by("-ends_at")
+
+
+def player_terms(*, player: Player) -> QuerySet[TitleTerm]:
+    """The player's Master terms that were held (current, lapsed or revoked), oldest first;
+    terms a later replay voided are left out — they never counted."""
+    return TitleTerm.objects.filter(player=player).exclude(state=TermState.VOID).order_by("start")
+
+
+#: History entries shown publicly: what happened to the title, never who decided or why.
+PUBLIC_CHANGE_KINDS = (
+    ChangeKind.GRANTED,
+    ChangeKind.EXTENDED,
+    ChangeKind.LAPSED,
+    ChangeKind.LIFETIME,
+    ChangeKind.REVOKED,
+    ChangeKind.RESTORED,
+)
+
+
+def player_title_changes(*, player: Player) -> QuerySet[TitleChange]:
+    """The player's title history that still holds (retracted entries left out), newest
+    first."""
+    return TitleChange.objects.filter(
+        player=player, kind__in=PUBLIC_CHANGE_KINDS, retraction__isnull=True
+    ).order_by("-on", "-id")
+
+
+# --- Master registry history -----------------------------------------------------------------
+
+
+def registry_lapsed(*, province: str | None = None) -> QuerySet[TitleTerm]:
+    """Master terms that ended without renewal (lapsed, or past their last day and not yet
+    swept), latest end first."""
+    today = tour_today()
+    terms = TitleTerm.objects.filter(
+        Q(state=TermState.LAPSED) | Q(state=TermState.CURRENT, valid_until__lt=today)
+    ).select_related("player")
+    if province:
+        terms = terms.filter(player__province=province)
+    return terms.order_by("-valid_until", "player__external_id")
+
+
+def registry_revoked(*, province: str | None = None) -> QuerySet[Revocation]:
+    """Revocations in force (not reversed on appeal), latest first. Only the player and the
+    date are public: the reason and the case reference stay with the reviewers."""
+    rows = Revocation.objects.filter(restored_at__isnull=True).select_related("player")
+    if province:
+        rows = rows.filter(player__province=province)
+    return rows.order_by("-on", "-id")
+
+
+def player_title(*, player: Player) -> PlayerTitle | None:
+    return PlayerTitle.objects.filter(player=player).first()
+
+
+# --- reviewers -------------------------------------------------------------------------------
+
+
+def cases_open() -> QuerySet[Case]:
+    """Open integrity cases, highest score first, with their players (reviewers only)."""
+    return (
+        Case.objects.filter(status=Case.Status.OPEN)
+        .prefetch_related(Prefetch("players", queryset=Player.objects.order_by("external_id")))
+        .order_by("-score", "id")
+    )

@@ -1,0 +1,27 @@
+"""Public pages and reviewer screens (inside ``i18n_patterns``: English under ``/en/``)."""
+
+from django.urls import path
+
+from web.views import public, review
+
+app_name = "web"
+
+urlpatterns = [
+    path("", public.home, name="home"),
+    path("seasons/", public.calendar_current, name="calendar-current"),
+    path("seasons/<int:year>/", public.calendar, name="calendar"),
+    path("events/<str:code>/", public.event, name="event"),
+    path("events/<str:code>/board/", public.event_board, name="event-board"),
+    path("players/", public.players, name="players"),
+    path("players/<str:external_id>/", public.player, name="player"),
+    path("players/<str:external_id>/titles/", public.player_titles, name="player-titles"),
+    path("masters/", public.masters, name="masters"),
+    path("verify/", public.verify, name="verify"),
+    path("verify/<str:code>/", public.verify_code, name="verify-code"),
+    path("review/", review.queue, name="review"),
+    path(
+        "review/qualifications/<int:pk>/<str:decision>/",
+        review.decide,
+        name="review-decide",
+    ),
+]
