@@ -6,4 +6,5 @@ urlpatterns = [
     path("", include("accounts.api.urls")),
     path("", include("tournaments.api.urls")),
     path("", include("titles.api.urls")),
+    path("", include("integrity.api.urls")),
 ]

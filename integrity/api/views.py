@@ -1,0 +1,508 @@
+"""Integrity API (SPEC §7), reviewers only: one view per operation.
+
+Cases ranked by score and one case with its evidence (together vs apart, flow matrix,
+shared identifiers, the linked games with IP and device — personal data, hence reviewers
+only); take, dismiss and sanction a case (with the version the reviewer saw: 409 when
+someone acted first); file and decide appeals (403 ``same_reviewer`` when the reviewer who
+sanctioned tries to decide); list audit runs and trigger one (queued as a job).
+"""
+
+from typing import Any, cast
+
+from django.db import transaction
+from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import generics, serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts.models import Player, User
+from accounts.permissions import IsReviewer
+from core.errors import NotFoundError
+from integrity import selectors
+from integrity.models import Appeal, AuditRun, Case, CaseEvent, CasePlayer, Flag
+from integrity.services import cases as workflow
+from integrity.services.audits import day_window, event_key, window_key
+from integrity.tasks import audit_event_task, audit_window_task
+from tournaments.models import Event
+
+
+def _staff(request: Request) -> User:
+    return cast(User, request.user)
+
+
+def _path(name: str, description: str) -> OpenApiParameter:
+    return OpenApiParameter(name, OpenApiTypes.INT, OpenApiParameter.PATH, description=description)
+
+
+CASE_ID = _path("id", "The case's id.")
+APPEAL_ID = _path("id", "The appeal's id.")
+
+
+def _case(pk: int) -> Case:
+    return get_object_or_404(Case, pk=pk)
+
+
+def _player(external_id: str) -> Player:
+    player = Player.objects.filter(external_id=external_id).first()
+    if player is None:
+        raise NotFoundError(f"No player {external_id!r}.")
+    return player
+
+
+class PlayerSerializer(serializers.Serializer):
+    class Meta:
+        ref_name = "IntegrityPlayer"
+
+    id = serializers.CharField(source="external_id")
+    name = serializers.CharField()
+    province = serializers.CharField()
+
+
+class CasePlayerSerializer(serializers.Serializer):
+    player = PlayerSerializer()
+    role = serializers.ChoiceField(choices=CasePlayer.Role.choices)
+
+
+class CaseSerializer(serializers.Serializer):
+    class Meta:
+        ref_name = "IntegrityCase"
+
+    id = serializers.IntegerField()
+    version = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=Case.Status.choices)
+    key = serializers.CharField()
+    players = CasePlayerSerializer(many=True, source="caseplayer_set.all")
+    families = serializers.ListField(child=serializers.CharField())
+    score = serializers.FloatField()
+    reason = serializers.CharField()
+    opened_at = serializers.DateTimeField()
+    assigned_to = serializers.CharField(source="assigned_to.username", allow_null=True)
+    decided_by = serializers.CharField(source="decided_by.username", allow_null=True)
+    decided_at = serializers.DateTimeField(allow_null=True)
+
+
+class FlagSerializer(serializers.Serializer):
+    class Meta:
+        ref_name = "IntegrityFlag"
+
+    id = serializers.IntegerField()
+    run = serializers.CharField(source="run.key")
+    detector = serializers.ChoiceField(choices=Flag.Detector.choices)
+    version = serializers.CharField()
+    family = serializers.ChoiceField(choices=Flag.Family.choices)
+    players = serializers.ListField(child=serializers.CharField(), source="player_keys")
+    statistic = serializers.FloatField(allow_null=True)
+    p = serializers.FloatField(source="p_value", allow_null=True)
+    q = serializers.FloatField(source="q_value", allow_null=True)
+    near_conclusive = serializers.BooleanField()
+    score = serializers.FloatField()
+    evidence = serializers.JSONField(help_text="Detector evidence; may hold IPs and devices.")
+
+
+class CaseEventSerializer(serializers.Serializer):
+    action = serializers.ChoiceField(choices=CaseEvent.Action.choices)
+    by = serializers.CharField(source="by.username", allow_null=True)
+    at = serializers.DateTimeField()
+    reason = serializers.CharField()
+    details = serializers.JSONField(source="data", help_text="What the step did.")
+
+
+class SanctionSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    player = serializers.CharField(source="player.external_id")
+    role = serializers.CharField()
+    effective_on = serializers.DateField()
+    void_games = serializers.BooleanField()
+    events = serializers.SerializerMethodField()
+    revoke_titles = serializers.BooleanField()
+    suspend = serializers.BooleanField()
+    revocation = serializers.IntegerField(source="revocation_id", allow_null=True)
+    corrections = serializers.ListField(child=serializers.IntegerField())
+    decided_by = serializers.CharField(source="decided_by.username")
+    decided_at = serializers.DateTimeField()
+    reason = serializers.CharField()
+    reversed_at = serializers.DateTimeField(allow_null=True)
+
+    def get_events(self, obj: Any) -> list[str]:
+        """Codes of the events whose games of the player were voided."""
+        return sorted(event.code for event in obj.events.all())
+
+
+class AppealSerializer(serializers.Serializer):
+    class Meta:
+        ref_name = "IntegrityAppeal"
+
+    id = serializers.IntegerField()
+    case = serializers.IntegerField(source="case_id")
+    player = serializers.CharField(source="player.external_id")
+    filed_at = serializers.DateTimeField()
+    statement = serializers.CharField()
+    status = serializers.ChoiceField(choices=Appeal.Status.choices)
+    decided_by = serializers.CharField(source="decided_by.username", allow_null=True)
+    decided_at = serializers.DateTimeField(allow_null=True)
+    decision_reason = serializers.CharField()
+
+
+class CaseListView(generics.ListAPIView):
+    """Cases ranked by score (highest first) for review."""
+
+    permission_classes = [IsReviewer]
+    filter_backends: list[Any] = []
+    serializer_class = CaseSerializer
+
+    class InputSerializer(serializers.Serializer):
+        status = serializers.ChoiceField(choices=Case.Status.choices, required=False)
+
+    def get_queryset(self) -> Any:
+        params = self.InputSerializer(data=self.request.query_params)
+        params.is_valid(raise_exception=True)
+        return selectors.case_list(status=params.validated_data.get("status")).select_related(
+            "assigned_to", "decided_by"
+        )
+
+    @extend_schema(operation_id="integrity_cases", parameters=[InputSerializer])
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
+
+
+class CaseDetailView(APIView):
+    """One case with its flags, log, sanctions, appeals and the evidence behind it."""
+
+    permission_classes = [IsReviewer]
+
+    class OutputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "IntegrityCaseDetail"
+
+        class PairSerializer(serializers.Serializer):
+            players = serializers.ListField(child=serializers.CharField())
+            together = serializers.IntegerField(help_text="Games at one table.")
+            apart = serializers.ListField(
+                child=serializers.IntegerField(), help_text="Games of each without the other."
+            )
+            expected = serializers.FloatField(
+                allow_null=True, help_text="Games together the matchmaker explains."
+            )
+
+        class FlowSerializer(serializers.Serializer):
+            feeder = serializers.CharField()
+            beneficiary = serializers.CharField()
+            wins = serializers.IntegerField(help_text="The beneficiary's wins with the feeder.")
+            points = serializers.IntegerField(help_text="The feeder's hand points in them.")
+            heaviest = serializers.IntegerField(help_text="Wins where the feeder held most.")
+
+        class IdentifierSerializer(serializers.Serializer):
+            kind = serializers.ChoiceField(choices=["ip", "device"])
+            identifier = serializers.CharField()
+            players = serializers.ListField(child=serializers.CharField())
+
+        class GameSerializer(serializers.Serializer):
+            class SeatSerializer(serializers.Serializer):
+                seat = serializers.IntegerField()
+                player = serializers.CharField()
+                hand_points = serializers.IntegerField()
+                score = serializers.IntegerField()
+                ip = serializers.CharField(allow_null=True)
+                device = serializers.CharField()
+
+            game = serializers.CharField()
+            ended_at = serializers.DateTimeField()
+            seats = SeatSerializer(many=True)
+
+        case = CaseSerializer()
+        window_start = serializers.DateTimeField(allow_null=True)
+        window_end = serializers.DateTimeField(allow_null=True)
+        flags = FlagSerializer(many=True)
+        log = CaseEventSerializer(many=True)
+        sanctions = SanctionSerializer(many=True)
+        appeals = AppealSerializer(many=True)
+        pairs = PairSerializer(many=True)
+        flows = FlowSerializer(many=True)
+        identifiers = IdentifierSerializer(many=True)
+        games = GameSerializer(many=True)
+
+    @extend_schema(operation_id="integrity_case", parameters=[CASE_ID], responses=OutputSerializer)
+    def get(self, request: Request, pk: int) -> Response:
+        case = get_object_or_404(selectors.case_list(), pk=pk)
+        evidence = selectors.case_evidence(case=case)
+        data = {
+            "case": case,
+            "window_start": evidence.window[0],
+            "window_end": evidence.window[1],
+            "flags": evidence.flags,
+            "log": evidence.events,
+            "sanctions": case.sanctions.select_related("player", "decided_by").prefetch_related(
+                "events"
+            ),
+            "appeals": case.appeals.select_related("player", "decided_by"),
+            "pairs": evidence.pairs,
+            "flows": evidence.flows,
+            "identifiers": evidence.identifiers,
+            "games": evidence.games,
+        }
+        return Response(self.OutputSerializer(data).data)
+
+
+class VersionInputSerializer(serializers.Serializer):
+    expected_version = serializers.IntegerField(min_value=0)
+
+
+class DismissInputSerializer(VersionInputSerializer):
+    reason = serializers.CharField(max_length=500)
+
+
+class CaseTakeView(APIView):
+    """Take an open case for review."""
+
+    permission_classes = [IsReviewer]
+
+    @extend_schema(
+        operation_id="integrity_case_take",
+        parameters=[CASE_ID],
+        request=VersionInputSerializer,
+        responses=CaseSerializer,
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        data = VersionInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        case = workflow.case_take(
+            case=_case(pk),
+            by=_staff(request),
+            expected_version=data.validated_data["expected_version"],
+        )
+        return Response(CaseSerializer(selectors.case_list().get(pk=case.pk)).data)
+
+
+class CaseDismissView(APIView):
+    """Dismiss an open case with a reason."""
+
+    permission_classes = [IsReviewer]
+
+    @extend_schema(
+        operation_id="integrity_case_dismiss",
+        parameters=[CASE_ID],
+        request=DismissInputSerializer,
+        responses=CaseSerializer,
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        data = DismissInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        case = workflow.case_dismiss(
+            case=_case(pk),
+            by=_staff(request),
+            reason=data.validated_data["reason"],
+            expected_version=data.validated_data["expected_version"],
+        )
+        return Response(CaseSerializer(selectors.case_list().get(pk=case.pk)).data)
+
+
+class CaseSanctionView(APIView):
+    """Sanction players of an open case: void games, revoke titles, suspend."""
+
+    permission_classes = [IsReviewer]
+
+    class InputSerializer(VersionInputSerializer):
+        class Meta:
+            ref_name = "IntegritySanctionInput"
+
+        class DecisionSerializer(serializers.Serializer):
+            player = serializers.CharField(help_text="The player's id.")
+            role = serializers.ChoiceField(
+                choices=[CasePlayer.Role.BENEFICIARY, CasePlayer.Role.HELPER]
+            )
+            void_games = serializers.BooleanField(default=False)
+            events = serializers.ListField(
+                child=serializers.CharField(),
+                default=list,
+                help_text="Codes of the events whose games of the player are voided.",
+            )
+            revoke_titles = serializers.BooleanField(default=False)
+            suspend = serializers.BooleanField(default=False)
+
+        reason = serializers.CharField(max_length=500)
+        decisions = DecisionSerializer(many=True, allow_empty=False)
+
+    @extend_schema(
+        operation_id="integrity_case_sanction",
+        parameters=[CASE_ID],
+        request=InputSerializer,
+        responses=CaseSerializer,
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        decisions = []
+        for item in data.validated_data["decisions"]:
+            codes = sorted(set(item["events"]))
+            events = list(Event.objects.filter(code__in=codes).order_by("pk"))
+            missing = sorted(set(codes) - {event.code for event in events})
+            if missing:
+                raise NotFoundError(f"No event {missing[0]!r}.", detail={"events": missing})
+            decisions.append(
+                workflow.Decision(
+                    player=_player(item["player"]),
+                    role=item["role"],
+                    void_games=item["void_games"],
+                    events=tuple(events),
+                    revoke_titles=item["revoke_titles"],
+                    suspend=item["suspend"],
+                )
+            )
+        case = workflow.case_sanction(
+            case=_case(pk),
+            by=_staff(request),
+            reason=data.validated_data["reason"],
+            decisions=decisions,
+            expected_version=data.validated_data["expected_version"],
+        )
+        return Response(CaseSerializer(selectors.case_list().get(pk=case.pk)).data)
+
+
+class AppealFileView(APIView):
+    """Record a sanctioned player's appeal."""
+
+    permission_classes = [IsReviewer]
+
+    class InputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "IntegrityAppealInput"
+
+        player = serializers.CharField(help_text="The appealing player's id.")
+        statement = serializers.CharField()
+
+    @extend_schema(
+        operation_id="integrity_appeal_file",
+        parameters=[CASE_ID],
+        request=InputSerializer,
+        responses={201: AppealSerializer},
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        appeal = workflow.appeal_file(
+            case=_case(pk),
+            player=_player(data.validated_data["player"]),
+            statement=data.validated_data["statement"],
+            by=_staff(request),
+        )
+        return Response(AppealSerializer(appeal).data, status=status.HTTP_201_CREATED)
+
+
+class AppealDecideView(APIView):
+    """Decide an appeal (a reviewer other than the one who sanctioned)."""
+
+    permission_classes = [IsReviewer]
+
+    class InputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "IntegrityAppealDecision"
+
+        upheld = serializers.BooleanField(help_text="True reverses every sanction of the case.")
+        reason = serializers.CharField(max_length=500)
+
+    @extend_schema(
+        operation_id="integrity_appeal_decide",
+        parameters=[APPEAL_ID],
+        request=InputSerializer,
+        responses=AppealSerializer,
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        appeal = workflow.appeal_decide(
+            appeal=get_object_or_404(Appeal, pk=pk),
+            by=_staff(request),
+            upheld=data.validated_data["upheld"],
+            reason=data.validated_data["reason"],
+        )
+        return Response(AppealSerializer(appeal).data)
+
+
+class AuditRunSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    key = serializers.CharField()
+    event = serializers.CharField(source="event.code", allow_null=True)
+    window_start = serializers.DateTimeField()
+    window_end = serializers.DateTimeField()
+    status = serializers.ChoiceField(choices=AuditRun.Status.choices)
+    attempts = serializers.IntegerField()
+    started_at = serializers.DateTimeField()
+    finished_at = serializers.DateTimeField(allow_null=True)
+    params = serializers.JSONField()
+    stats = serializers.JSONField()
+    error = serializers.CharField()
+
+
+class AuditRunListView(generics.ListAPIView):
+    """Audit runs, most recent first, with their statistics."""
+
+    permission_classes = [IsReviewer]
+    filter_backends: list[Any] = []
+    serializer_class = AuditRunSerializer
+
+    def get_queryset(self) -> Any:
+        return selectors.audit_run_list()
+
+    @extend_schema(operation_id="integrity_runs")
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
+
+
+class AuditTriggerView(APIView):
+    """Queue an audit of an event, or of tour days ``from``..``to`` (Asia/Shanghai)."""
+
+    permission_classes = [IsReviewer]
+
+    class InputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "IntegrityAuditTrigger"
+
+        event = serializers.CharField(required=False, help_text="An event code.")
+        first = serializers.DateField(required=False, help_text="First tour day of a window.")
+        last = serializers.DateField(required=False, help_text="Last tour day of a window.")
+
+        def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+            window = "first" in attrs or "last" in attrs
+            if ("event" in attrs) == window:
+                raise serializers.ValidationError("Give either event, or first and last.")
+            if window and not ("first" in attrs and "last" in attrs):
+                raise serializers.ValidationError("A window needs both first and last.")
+            if window and attrs["last"] < attrs["first"]:
+                raise serializers.ValidationError("last is before first.")
+            return attrs
+
+    class OutputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "IntegrityAuditQueued"
+
+        key = serializers.CharField()
+        queued = serializers.BooleanField()
+
+    @extend_schema(
+        operation_id="integrity_run_trigger",
+        request=InputSerializer,
+        responses={202: OutputSerializer},
+    )
+    def post(self, request: Request) -> Response:
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        values = data.validated_data
+        if "event" in values:
+            event = Event.objects.filter(code=values["event"]).first()
+            if event is None:
+                raise NotFoundError(f"No event {values['event']!r}.")
+            key = event_key(event)
+            transaction.on_commit(lambda: audit_event_task.delay(event.pk))
+        else:
+            key = window_key(values["first"], values["last"])
+            start, end = day_window(values["first"], values["last"])
+            transaction.on_commit(
+                lambda: audit_window_task.delay(key, start.isoformat(), end.isoformat())
+            )
+        return Response(
+            self.OutputSerializer({"key": key, "queued": True}).data,
+            status=status.HTTP_202_ACCEPTED,
+        )

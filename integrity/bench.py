@@ -1,0 +1,199 @@
+"""Bench stage ``audit``: the pair audit against a bare SQL pair count (PostgreSQL only).
+
+Scale 1.0 is 10,000,000 four-seat games (``--scale 0.01``: 100,000), measured at three sizes
+— a quarter, a half and all of it — to show the growth. The games and seats of one custom
+event are generated in SQL (``generate_series``; players by COPY), not ingested: a week of
+play, ~30 games per player, four distinct random players per game, each player on their own
+address and device. Then, for each size, in the same run:
+
+* **service** — the co-seating audit as ``audit_run`` does it: the window's seats loaded by
+  :func:`integrity.services.audits.audit_rows` (one ordered query joined to games and
+  players, ``values_list(...).iterator(chunk_size)``), turned into observations, and
+  :func:`integrity.domain.coseating.detect_coseating` over them;
+* **baseline** — ``CREATE TEMP TABLE … AS SELECT a.player_id, b.player_id, count(*) FROM
+  seat a JOIN seat b ON a.game_id = b.game_id AND a.player_id < b.player_id GROUP BY 1, 2``
+  over the same rows: the least any pair count must do, kept server-side.
+
+Goal: service / baseline <= 2.0. The bench season, event, games, seats and players are
+removed before and after.
+"""
+
+import gc
+import random
+import time
+from datetime import date, datetime, timedelta
+from typing import TextIO
+
+from django.db import connection, transaction
+
+from accounts.provinces import PROVINCES
+from core.bench import Result, stage
+from integrity.domain.audit import observations
+from integrity.domain.coseating import detect_coseating
+from integrity.services.audits import audit_rows
+from tournaments.models import Event, Season
+from tournaments.simulation import SHANGHAI
+
+GAMES_AT_SCALE_1 = 10_000_000
+GAMES_PER_PLAYER = 30
+BENCH_YEAR = 2997
+EVENT = "bench-audit"
+PREFIX = "bench-au-"
+START = datetime(2021, 3, 1, tzinfo=SHANGHAI)
+GOAL = 2.0
+
+
+def _clean() -> None:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "DELETE FROM tournaments_seat WHERE event_id IN "
+            "(SELECT id FROM tournaments_event WHERE code = %s)",
+            [EVENT],
+        )
+        cursor.execute(
+            "DELETE FROM tournaments_game WHERE event_id IN "
+            "(SELECT id FROM tournaments_event WHERE code = %s)",
+            [EVENT],
+        )
+        cursor.execute("DELETE FROM tournaments_event WHERE code = %s", [EVENT])
+        cursor.execute("DELETE FROM tournaments_season WHERE year = %s", [BENCH_YEAR])
+        cursor.execute("DELETE FROM accounts_player WHERE external_id LIKE %s", [PREFIX + "%"])
+
+
+def _seed(games: int, rng: random.Random) -> Event:
+    """Players by COPY, then games and seats by SQL; returns the bench event (not timed)."""
+    players = max(1_000, games * 4 // GAMES_PER_PLAYER)
+    season = Season.objects.create(year=BENCH_YEAR, name="bench audit", starts_on=date(2021, 3, 1))
+    event = Event.objects.create(
+        season=season,
+        code=EVENT,
+        kind="custom",
+        starts_at=START,
+        ends_at=START + timedelta(days=7),
+    )
+    now = START
+    with connection.cursor() as cursor:
+        with cursor.cursor.copy(
+            "COPY accounts_player (external_id, name, province, created_at, updated_at) FROM STDIN"
+        ) as copy:
+            for i in range(players):
+                copy.write_row((f"{PREFIX}{i:08d}", f"玩家{i}", rng.choice(PROVINCES), now, now))
+        cursor.execute(
+            "SELECT min(id), max(id) FROM accounts_player WHERE external_id LIKE %s",
+            [PREFIX + "%"],
+        )
+        first, last = cursor.fetchone()
+        assert last - first + 1 == players, "bench players must have consecutive ids"  # noqa: S101
+        cursor.execute("SELECT setseed(%s)", [rng.random()])
+        cursor.execute(
+            """
+            INSERT INTO tournaments_game (record_id, digest, event_id, mode, started_at,
+                ended_at, ended_by, seat_count, voided, ingested_at)
+            SELECT %(prefix)s || g, repeat('0', 64), %(event)s, 'singles',
+                   t - interval '3 minutes', t, 'out', 4, false, now()
+            FROM (SELECT g, %(start)s::timestamptz + random() * interval '7 days' AS t
+                  FROM generate_series(1, %(games)s) AS g) AS x
+            """,
+            {"prefix": PREFIX, "event": event.pk, "start": START, "games": games},
+        )
+        third = players // 3
+        cursor.execute(
+            """
+            WITH g AS (
+                SELECT id, ended_at,
+                       floor(random() * %(players)s)::bigint AS base,
+                       1 + floor(random() * (%(third)s - 1))::bigint AS o1,
+                       %(third)s + floor(random() * %(third)s)::bigint AS o2,
+                       2 * %(third)s + floor(random() * %(third)s)::bigint AS o3,
+                       1 + floor(random() * 120)::int AS h1,
+                       1 + floor(random() * 120)::int AS h2,
+                       1 + floor(random() * 120)::int AS h3
+                FROM tournaments_game WHERE event_id = %(event)s
+            ), s AS (
+                SELECT g.id, g.ended_at, v.seat, (g.base + v.shift) %% %(players)s AS idx,
+                       v.points, v.score
+                FROM g CROSS JOIN LATERAL (VALUES
+                    (0, 0::bigint, 0, g.h1 + g.h2 + g.h3),
+                    (1, g.o1, g.h1, -g.h1),
+                    (2, g.o2, g.h2, -g.h2),
+                    (3, g.o3, g.h3, -g.h3)) AS v(seat, shift, points, score)
+            )
+            INSERT INTO tournaments_seat (game_id, seat, player_id, team, hand, hand_points,
+                score, event_id, ended_at, voided, ip, device, client)
+            SELECT id, seat, %(first)s + idx, NULL, '', points, score, %(event)s, ended_at,
+                   false, '10.0.0.0'::inet + idx, 'd-' || idx, ''
+            FROM s
+            """,
+            {"players": players, "third": third, "event": event.pk, "first": first},
+        )
+        cursor.execute("ANALYZE accounts_player, tournaments_game, tournaments_seat")
+    return event
+
+
+def _service(event: Event) -> tuple[float, float, int, int]:
+    """(load seconds, detect seconds, tables, flags) of the co-seating audit."""
+    gc.collect()
+    started = time.perf_counter()
+    tables, _ = observations(
+        audit_rows(window_start=event.starts_at, window_end=event.ends_at, event=event)
+    )
+    loaded = time.perf_counter()
+    result = detect_coseating(tables)
+    done = time.perf_counter()
+    count = len(tables)
+    del tables
+    gc.collect()
+    return loaded - started, done - loaded, count, len(result.flags)
+
+
+def _baseline(event: Event) -> float:
+    with connection.cursor() as cursor:
+        started = time.perf_counter()
+        cursor.execute(
+            "CREATE TEMP TABLE bench_pairs AS "
+            "SELECT a.player_id AS a, b.player_id AS b, count(*) AS n "
+            "FROM tournaments_seat a JOIN tournaments_seat b "
+            "ON a.game_id = b.game_id AND a.player_id < b.player_id "
+            "WHERE a.event_id = %s AND b.event_id = %s GROUP BY 1, 2",
+            [event.pk, event.pk],
+        )
+        elapsed = time.perf_counter() - started
+        cursor.execute("DROP TABLE bench_pairs")
+    return elapsed
+
+
+@stage("audit")
+def audit_stage(scale: float, out: TextIO) -> list[Result]:
+    largest = max(4_000, int(GAMES_AT_SCALE_1 * scale))
+    results = []
+    rng = random.Random(2021)  # noqa: S311 - bench data, not security
+    for games in (largest // 4, largest // 2, largest):
+        with transaction.atomic():
+            _clean()
+            event = _seed(games, rng)
+        try:
+            baseline = min(_baseline(event), _baseline(event))
+            load, detect, tables, flags = _service(event)
+        finally:
+            with transaction.atomic():
+                _clean()
+        service = load + detect
+        ratio = service / baseline
+        out.write(
+            f"audit {games:,} games ({tables:,} loaded): load {load:.2f} s + detect "
+            f"{detect:.2f} s = {service:.2f} s, SQL pair count {baseline:.2f} s, ratio "
+            f"{ratio:.2f}; {flags} co-seating flags on random play\n"
+        )
+        results.append(
+            Result(
+                stage="audit",
+                size=f"{games:,} games",
+                value=service,
+                unit="s",
+                baseline=baseline,
+                ratio=ratio,
+                goal=f"<= {GOAL}",
+                passed=ratio <= GOAL,
+            )
+        )
+    return results

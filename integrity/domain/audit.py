@@ -1,0 +1,222 @@
+"""One audit over one window: seat rows -> observations -> the four detectors -> case
+proposals (SPEC §7: audits produce flags, flags on related players group into cases).
+
+The same path serves the database audit (``integrity.services.audits.audit_run`` feeds it
+the window's seats from one ordered query) and the in-memory measurement on simulated
+seasons (``manage.py integrity_report`` feeds it simulated records), so what is measured is
+what runs.
+
+* :func:`observations` turns **seat rows** — ``(game id, hour bucket, player, hand points,
+  score, ip, device)`` in game order and, within a game, in seat order (the hour bucket of
+  the game's end, :func:`~integrity.domain.data.hour_bucket`) — into one
+  :class:`~integrity.domain.data.TableObs` per game and one
+  :class:`~integrity.domain.data.SessionObs` per seat. A game's winners are the seats with
+  the highest game score (ties included; every scoring of SPEC §3 is "higher is better").
+* :func:`skill_expectation` is the simple skill model the boosting residuals need: a
+  player's skill is their mean game score in the window, and the score expected at a table
+  is the player's skill minus the mean skill of the others at it (tour scores are close to
+  zero-sum, so beating stronger opponents is worth more than beating weaker ones).
+* :func:`audit` runs co-seating, point flow, shared sessions (clusters and same-table
+  links) and boosting with the parameters of :class:`AuditParams`, then
+  :func:`~integrity.domain.cases.propose_cases` over all their flags.
+
+Flag references (the keys of :attr:`AuditOutcome.flags`) are stable across runs of the
+same data: ``coseating:a|b``, ``pointflow:feeder>beneficiary``, ``sessions:a|b|…``,
+``same_table:game:a|b:kind:identifier``, ``boosting:player``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from integrity.domain.boosting import BoostFlag, BoostingResult, detect_boosting, residual_series
+from integrity.domain.cases import Flag, Triage, propose_cases
+from integrity.domain.coseating import CoseatingResult, PairFlag, detect_coseating
+from integrity.domain.data import SessionObs, TableObs
+from integrity.domain.pointflow import FlowFlag, PointflowResult, detect_pointflow
+from integrity.domain.sessions import (
+    DEFAULT_MAX_DEGREE,
+    SameTableLink,
+    SessionCluster,
+    SessionsResult,
+    detect_sessions,
+)
+
+__all__ = [
+    "AuditOutcome",
+    "AuditParams",
+    "DetectorFlag",
+    "SeatRow",
+    "audit",
+    "flag_ref",
+    "observations",
+    "skill_expectation",
+]
+
+#: A seat row: game id, hour bucket of the game's end, player, hand points, game score,
+#: ip, device.
+SeatRow = tuple[str, int, str, int, int, str | None, str | None]
+
+DetectorFlag = PairFlag | FlowFlag | SessionCluster | SameTableLink | BoostFlag
+
+
+@dataclass(frozen=True, slots=True)
+class AuditParams:
+    """The detectors' parameters; the defaults are the detectors' own."""
+
+    q: float = 0.01
+    max_degree: int = DEFAULT_MAX_DEGREE
+    min_games: int = 10
+    min_common_hours: int = 2
+    min_shared_wins: int = 5
+    min_segment: int = 10
+    window: int = 10
+    min_hour_shift: float = 6.0
+
+
+@dataclass(frozen=True, slots=True)
+class AuditOutcome:
+    """Everything one audit found, with the sizes and timings of its work."""
+
+    coseating: CoseatingResult
+    pointflow: PointflowResult
+    sessions: SessionsResult
+    boosting: BoostingResult
+    flags: dict[str, DetectorFlag]
+    triage: Triage
+    tables: int
+    seats: int
+    players: int
+    seconds: dict[str, float] = field(default_factory=dict)
+
+
+def observations(rows: Iterable[SeatRow]) -> tuple[list[TableObs], list[SessionObs]]:
+    """Group seat rows (game order, seat order within a game) into tables and sessions."""
+    tables: list[TableObs] = []
+    sessions: list[SessionObs] = []
+    game: str | None = None
+    hour = 0
+    players: list[str] = []
+    hands: list[int] = []
+    scores: list[int] = []
+
+    def close() -> None:
+        if game is None:
+            return
+        best = max(scores)
+        tables.append(
+            TableObs(
+                game_id=game,
+                hour=hour,
+                players=tuple(players),
+                hands=tuple(hands),
+                scores=tuple(scores),
+                winners=tuple(i for i, score in enumerate(scores) if score == best),
+            )
+        )
+
+    for game_id, hour_of, player, hand, score, ip, device in rows:
+        if game_id != game:
+            close()
+            game, hour = game_id, hour_of
+            players, hands, scores = [], [], []
+        players.append(player)
+        hands.append(hand)
+        scores.append(score)
+        sessions.append(SessionObs(game_id, player, ip or "", device or "", hour))
+    close()
+    return tables, sessions
+
+
+def skill_expectation(tables: Iterable[TableObs]) -> Callable[[TableObs, int], float]:
+    """The expected score of a seat: the player's mean score in the window minus the mean
+    of the other players' means at that table (see the module docstring)."""
+    totals: dict[str, int] = {}
+    counts: dict[str, int] = {}
+    for table in tables:
+        for player, score in zip(table.players, table.scores, strict=True):
+            totals[player] = totals.get(player, 0) + score
+            counts[player] = counts.get(player, 0) + 1
+    skill = {player: totals[player] / counts[player] for player in totals}
+
+    def expected(table: TableObs, seat: int) -> float:
+        own = skill[table.players[seat]]
+        others = [skill[p] for i, p in enumerate(table.players) if i != seat]
+        return own - sum(others) / len(others)
+
+    return expected
+
+
+def flag_ref(flag: DetectorFlag) -> str:
+    """The stable reference of a detector's flag (see the module docstring)."""
+    if isinstance(flag, PairFlag):
+        return f"coseating:{flag.players[0]}|{flag.players[1]}"
+    if isinstance(flag, FlowFlag):
+        return f"pointflow:{flag.feeder}>{flag.beneficiary}"
+    if isinstance(flag, SessionCluster):
+        return "sessions:" + "|".join(flag.players)
+    if isinstance(flag, SameTableLink):
+        a, b = flag.players
+        return f"same_table:{flag.game_id}:{a}|{b}:{flag.kind}:{flag.identifier}"
+    return f"boosting:{flag.player}"
+
+
+def audit(
+    tables: list[TableObs], sessions: list[SessionObs], params: AuditParams | None = None
+) -> AuditOutcome:
+    """Run the four detectors over one window's observations and propose cases."""
+    params = params or AuditParams()
+    seconds: dict[str, float] = {}
+
+    started = time.perf_counter()
+    coseating = detect_coseating(
+        tables, q=params.q, min_games=params.min_games, min_common_hours=params.min_common_hours
+    )
+    seconds["coseating"] = time.perf_counter() - started
+
+    started = time.perf_counter()
+    pointflow = detect_pointflow(tables, q=params.q, min_shared_wins=params.min_shared_wins)
+    seconds["pointflow"] = time.perf_counter() - started
+
+    started = time.perf_counter()
+    shared = detect_sessions(sessions, max_degree=params.max_degree)
+    seconds["sessions"] = time.perf_counter() - started
+
+    started = time.perf_counter()
+    residuals = residual_series(tables, skill_expectation(tables))
+    boosting = detect_boosting(
+        residuals,
+        sessions,
+        q=params.q,
+        min_segment=params.min_segment,
+        window=params.window,
+        min_hour_shift=params.min_hour_shift,
+    )
+    seconds["boosting"] = time.perf_counter() - started
+
+    found: list[DetectorFlag] = [
+        *coseating.flags,
+        *pointflow.flags,
+        *shared.clusters,
+        *shared.links,
+        *boosting.flags,
+    ]
+    flags = {flag_ref(flag): flag for flag in found}
+    started = time.perf_counter()
+    as_protocol: dict[str, Flag] = dict(flags)
+    triage = propose_cases(as_protocol)
+    seconds["cases"] = time.perf_counter() - started
+    return AuditOutcome(
+        coseating=coseating,
+        pointflow=pointflow,
+        sessions=shared,
+        boosting=boosting,
+        flags=flags,
+        triage=triage,
+        tables=len(tables),
+        seats=len(sessions),
+        players=len({obs.player for obs in sessions}),
+        seconds=seconds,
+    )

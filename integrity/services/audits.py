@@ -1,0 +1,503 @@
+"""Audits (SPEC §7: "audits after each event closes and periodically over the season produce
+flags ... flags on related players group into cases").
+
+:func:`audit_run` audits one window under a ``key``:
+
+1. the run row is created or reset (``attempts`` + 1, status ``running``) in its own short
+   transaction, so a failure is recorded even though the work is rolled back;
+2. the window's seats are loaded with **one ordered query** — non-voided singles seats,
+   joined to their game (record id) and player (external id), ordered by
+   ``(ended_at, game, seat)``, fetched with ``values_list(...).iterator(chunk_size=...)``:
+   plain tuples, no model instances — and turned into observations by
+   :func:`integrity.domain.audit.observations`;
+3. the four detectors and the case proposals run in memory
+   (:func:`integrity.domain.audit.audit`);
+4. one transaction writes everything: the run is locked, **its old flags are deleted** and
+   the new ones written (so re-running a key replaces its flags and never duplicates
+   them), players resolved by external id, cases opened or updated, and the run marked
+   ``completed`` with its statistics.
+
+Doubles games are left out: a doubles team queues together by definition.
+
+**Flags.** One row per detector flag, except the near-conclusive same-table links, which
+are grouped into one row per (pair, kind, identifier) listing the games (each game still
+counts in the case score). ``score`` is the flag's strength (``-log10 q``; for links the
+weight the case builder gives them).
+
+**Cases.** A proposal's key is its sorted player ids joined by ``|`` (a SHA-256 digest of it
+when longer than the column). An open case with that key is updated (score, families,
+reason, flags), never duplicated; a new key opens a case and logs ``opened`` once. A case
+already decided (dismissed, sanctioned, reversed) is not reopened by statistics: the new
+flags are attached and ``flagged_again`` is logged once per run key.
+"""
+
+import hashlib
+import logging
+import math
+import time
+from collections import defaultdict
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import asdict
+from datetime import date, datetime, timedelta
+from typing import Any
+
+from django.db import connection, transaction
+from django.db.models import BigIntegerField, Func, Q
+from django.utils import timezone
+
+from accounts.models import Player
+from core.errors import ServiceError
+from integrity.conf import audit_params, chunk_size
+from integrity.domain.audit import (
+    AuditOutcome,
+    DetectorFlag,
+    SeatRow,
+    audit,
+    observations,
+)
+from integrity.domain.boosting import BoostFlag
+from integrity.domain.cases import NEAR_CONCLUSIVE_SCORE, CaseProposal
+from integrity.domain.coseating import PairFlag
+from integrity.domain.data import TOUR_TZ, hour_bucket
+from integrity.domain.pointflow import FlowFlag
+from integrity.domain.sessions import SameTableLink, SessionCluster
+from integrity.models import AuditRun, Case, CaseEvent, CasePlayer, Flag
+from tournaments.models import Event, Game, Seat
+
+logger = logging.getLogger(__name__)
+
+_IN_CHUNK = 900  # ids per IN (...): below SQLite's variable limit
+_KEY_LENGTH = Case._meta.get_field("key").max_length or 200
+_RUN_KEY_LENGTH = AuditRun._meta.get_field("key").max_length or 80
+
+
+class _HourBucket(Func):
+    """:func:`integrity.domain.data.hour_bucket` in PostgreSQL: whole hours since
+    1970-01-01 00:00 on the tour's clock."""
+
+    template = (
+        f"floor(extract(epoch from (%(expressions)s AT TIME ZONE '{TOUR_TZ.key}')) / 3600)::bigint"
+    )
+    output_field = BigIntegerField()
+
+
+def event_key(event: Event) -> str:
+    return f"event:{event.code}"
+
+
+def window_key(first: date, last: date) -> str:
+    return f"window:{first.isoformat()}:{last.isoformat()}"
+
+
+def day_window(first: date, last: date) -> tuple[datetime, datetime]:
+    """Tour days ``first``..``last`` (inclusive, Asia/Shanghai) as an inclusive window."""
+    start = datetime.combine(first, datetime.min.time(), TOUR_TZ)
+    end = datetime.combine(last + timedelta(days=1), datetime.min.time(), TOUR_TZ)
+    return start, end - timedelta(microseconds=1)
+
+
+def case_key(players: Sequence[str]) -> str:
+    joined = "|".join(sorted(players))
+    if len(joined) <= _KEY_LENGTH:
+        return joined
+    return "sha256:" + hashlib.sha256(joined.encode()).hexdigest()
+
+
+# --- loading -------------------------------------------------------------------------------
+
+
+def audit_rows(
+    *, window_start: datetime, window_end: datetime, event: Event | None = None
+) -> Iterator[SeatRow]:
+    """The window's non-voided singles seats as seat rows, in (ended_at, game, seat) order.
+
+    An event audit reads that event's seats; a window audit the seats of the events whose
+    window overlaps it (so the per-event index is used), both within the window. The hour
+    bucket is computed by PostgreSQL (parsing a timestamp per row in Python costs more than
+    the rest of the row); elsewhere from ``ended_at`` in Python."""
+    seats = Seat.objects.filter(
+        ended_at__gte=window_start,
+        ended_at__lte=window_end,
+        voided=False,
+        game__mode=Game.Mode.SINGLES,
+    )
+    if event is not None:
+        seats = seats.filter(event=event)
+    else:
+        overlapping = Event.objects.filter(starts_at__lte=window_end, ends_at__gte=window_start)
+        seats = seats.filter(event__in=overlapping)
+    seats = seats.order_by("ended_at", "game_id", "seat")
+    columns = ("game__record_id", "player__external_id", "hand_points", "score", "ip", "device")
+    if connection.vendor == "postgresql":
+        rows = seats.annotate(hour=_HourBucket("ended_at")).values_list(
+            columns[0], "hour", *columns[1:]
+        )
+        return rows.iterator(chunk_size=chunk_size())
+    timed = seats.values_list(columns[0], "ended_at", *columns[1:])
+    return (
+        (game, hour_bucket(ended), *rest)
+        for game, ended, *rest in timed.iterator(chunk_size=chunk_size())
+    )
+
+
+# --- writing -------------------------------------------------------------------------------
+
+
+def _finite(value: float | None) -> float | None:
+    return value if value is None or math.isfinite(value) else None
+
+
+def _flag_row(run: AuditRun, flag: DetectorFlag, versions: Mapping[str, str]) -> Flag:
+    if isinstance(flag, PairFlag):
+        a, b = flag.players
+        return Flag(
+            run=run,
+            detector=Flag.Detector.COSEATING,
+            version=versions["coseating"],
+            family=Flag.Family.BEHAVIOUR,
+            player_keys=list(flag.players),
+            statistic=flag.shared,
+            p_value=flag.p,
+            q_value=flag.q,
+            evidence={
+                "shared": flag.shared,
+                "expected": flag.expected,
+                "trials": flag.trials,
+                "games": {a: flag.games[0], b: flag.games[1]},
+                "common_hours": flag.common_hours,
+            },
+            score=flag.strength,
+        )
+    if isinstance(flag, FlowFlag):
+        return Flag(
+            run=run,
+            detector=Flag.Detector.POINTFLOW,
+            version=versions["pointflow"],
+            family=Flag.Family.BEHAVIOUR,
+            player_keys=list(flag.players),
+            statistic=flag.heaviest,
+            p_value=flag.p,
+            q_value=flag.q,
+            evidence={
+                "feeder": flag.feeder,
+                "beneficiary": flag.beneficiary,
+                "shared_wins": flag.shared_wins,
+                "heaviest": flag.heaviest,
+                "expected": flag.expected,
+                "mean_excess": flag.mean_excess,
+                "feeder_mean": flag.feeder_mean,
+                "feeder_baseline": _finite(flag.feeder_baseline),
+                "flow_to_beneficiary": flag.flow_to_beneficiary,
+                "flow_to_feeder": flag.flow_to_feeder,
+                "reverse_wins": flag.reverse_wins,
+            },
+            score=flag.strength,
+        )
+    if isinstance(flag, SessionCluster):
+        return Flag(
+            run=run,
+            detector=Flag.Detector.SESSIONS,
+            version=versions["sessions"],
+            family=Flag.Family.LINKS,
+            player_keys=list(flag.players),
+            statistic=len(flag.players),
+            evidence={"devices": list(flag.devices), "ips": list(flag.ips)},
+            score=flag.strength,
+        )
+    if isinstance(flag, BoostFlag):
+        return Flag(
+            run=run,
+            detector=Flag.Detector.BOOSTING,
+            version=versions["boosting"],
+            family=Flag.Family.BEHAVIOUR,
+            player_keys=[flag.player],
+            statistic=flag.z,
+            p_value=flag.p,
+            q_value=flag.q,
+            evidence={
+                "games": flag.games,
+                "change_index": flag.change_index,
+                "change_game": flag.change_game,
+                "change_hour": flag.change_hour,
+                "kinds": list(flag.kinds),
+                "before_mean": flag.before_mean,
+                "after_mean": flag.after_mean,
+                "shift": flag.shift,
+                "splits": flag.splits,
+            },
+            score=flag.strength,
+        )
+    raise TypeError(f"not a flag row: {flag!r}")
+
+
+def _link_rows(
+    run: AuditRun, links: Iterable[tuple[str, SameTableLink]], version: str
+) -> tuple[list[Flag], dict[str, int]]:
+    """One row per (pair, kind, identifier); returns the rows and, per link reference, the
+    index of its row."""
+    grouped: dict[tuple[tuple[str, str], str, str], list[tuple[str, str]]] = defaultdict(list)
+    for ref, link in links:
+        grouped[link.players, link.kind, link.identifier].append((ref, link.game_id))
+    rows: list[Flag] = []
+    index: dict[str, int] = {}
+    for (players, kind, identifier), items in sorted(grouped.items()):
+        games = sorted({game for _, game in items})
+        for ref, _ in items:
+            index[ref] = len(rows)
+        rows.append(
+            Flag(
+                run=run,
+                detector=Flag.Detector.SAME_TABLE,
+                version=version,
+                family=Flag.Family.LINKS,
+                player_keys=list(players),
+                statistic=len(games),
+                near_conclusive=True,
+                evidence={"kind": kind, "identifier": identifier, "games": games},
+                score=NEAR_CONCLUSIVE_SCORE * len(games),
+            )
+        )
+    return rows, index
+
+
+def _chunks(items: Sequence[Any], size: int = _IN_CHUNK) -> Iterator[Sequence[Any]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def _player_ids(keys: Iterable[str]) -> dict[str, int]:
+    wanted = sorted(set(keys))
+    found: dict[str, int] = {}
+    for chunk in _chunks(wanted):
+        found.update(Player.objects.filter(external_id__in=chunk).values_list("external_id", "pk"))
+    missing = sorted(set(wanted) - set(found))
+    if missing:
+        raise ServiceError(f"unknown players in the audit: {', '.join(missing[:10])}")
+    return found
+
+
+def _versions(outcome: AuditOutcome) -> dict[str, str]:
+    return {
+        "coseating": outcome.coseating.version,
+        "pointflow": outcome.pointflow.version,
+        "sessions": outcome.sessions.version,
+        "boosting": outcome.boosting.version,
+        "cases": outcome.triage.version,
+    }
+
+
+def _write_flags(run: AuditRun, outcome: AuditOutcome) -> tuple[dict[str, Flag], int]:
+    """Write the run's flag rows; returns the row behind each flag reference and the number
+    of rows."""
+    versions = _versions(outcome)
+    rows: list[Flag] = []
+    by_ref: dict[str, int] = {}
+    links: list[tuple[str, SameTableLink]] = []
+    for ref, flag in outcome.flags.items():
+        if isinstance(flag, SameTableLink):
+            links.append((ref, flag))
+            continue
+        by_ref[ref] = len(rows)
+        rows.append(_flag_row(run, flag, versions))
+    link_rows, link_index = _link_rows(run, links, versions["sessions"])
+    offset = len(rows)
+    rows.extend(link_rows)
+    by_ref.update({ref: offset + i for ref, i in link_index.items()})
+    Flag.objects.bulk_create(rows, batch_size=1000)
+    ids = _player_ids(key for row in rows for key in row.player_keys)
+    through = Flag.players.through
+    through.objects.bulk_create(
+        [through(flag_id=row.pk, player_id=ids[key]) for row in rows for key in row.player_keys],
+        batch_size=5000,
+    )
+    return {ref: rows[i] for ref, i in by_ref.items()}, len(rows)
+
+
+def _write_cases(
+    run: AuditRun, proposals: Sequence[CaseProposal], rows: Mapping[str, Flag]
+) -> dict[str, int]:
+    """Open or update a case per proposal (module docstring); returns the counts."""
+    counts = {"opened": 0, "updated": 0, "flagged_again": 0}
+    keyed = {case_key(p.players): p for p in proposals}
+    existing: dict[str, Case] = {}
+    for chunk in _chunks(sorted(keyed)):
+        existing.update(
+            (case.key, case)
+            for case in Case.objects.select_for_update().filter(key__in=chunk).order_by("pk")
+        )
+    ids = _player_ids(player for p in proposals for player in p.players)
+    case_flags = Case.flags.through
+    links: list[Any] = []
+    for key, proposal in sorted(keyed.items()):
+        flag_ids = sorted({rows[ref].pk for ref in proposal.flags})
+        case = existing.get(key)
+        if case is None:
+            case = Case.objects.create(
+                key=key,
+                families=list(proposal.families),
+                score=proposal.score,
+                reason=proposal.reason[:300],
+            )
+            CasePlayer.objects.bulk_create(
+                [CasePlayer(case=case, player_id=ids[player]) for player in proposal.players]
+            )
+            CaseEvent.objects.create(
+                case=case,
+                action=CaseEvent.Action.OPENED,
+                reason=proposal.reason[:500],
+                data={"run": run.key, "flags": len(flag_ids), "score": proposal.score},
+            )
+            counts["opened"] += 1
+        elif case.status == Case.Status.OPEN:
+            case.families, case.score = list(proposal.families), proposal.score
+            case.reason = proposal.reason[:300]
+            case.save(update_fields=["families", "score", "reason"])
+            counts["updated"] += 1
+        else:
+            logged = CaseEvent.objects.filter(
+                case=case, action=CaseEvent.Action.FLAGGED_AGAIN, data__run=run.key
+            ).exists()
+            if not logged:
+                CaseEvent.objects.create(
+                    case=case,
+                    action=CaseEvent.Action.FLAGGED_AGAIN,
+                    reason=proposal.reason[:500],
+                    data={"run": run.key, "flags": len(flag_ids), "score": proposal.score},
+                )
+            counts["flagged_again"] += 1
+        links.extend(case_flags(case_id=case.pk, flag_id=flag_id) for flag_id in flag_ids)
+    case_flags.objects.bulk_create(links, batch_size=5000, ignore_conflicts=True)
+    return counts
+
+
+def _stats(outcome: AuditOutcome, seconds: dict[str, float]) -> dict[str, Any]:
+    return {
+        "tables": outcome.tables,
+        "seats": outcome.seats,
+        "players": outcome.players,
+        "pairs_tested": outcome.coseating.tested,
+        "family_size": outcome.coseating.family_size,
+        "family_size_exact": outcome.coseating.family_size_exact,
+        "pointflow_family": outcome.pointflow.family_size,
+        "boosting_family": outcome.boosting.family_size,
+        "flags": {
+            "coseating": len(outcome.coseating.flags),
+            "pointflow": len(outcome.pointflow.flags),
+            "sessions": len(outcome.sessions.clusters),
+            "same_table": len(outcome.sessions.links),
+            "boosting": len(outcome.boosting.flags),
+        },
+        "cases_proposed": len(outcome.triage.cases),
+        "review": len(outcome.triage.review),
+        "versions": _versions(outcome),
+        "seconds": {name: round(value, 3) for name, value in seconds.items()},
+    }
+
+
+# --- the service ---------------------------------------------------------------------------
+
+
+def _start(
+    *,
+    key: str,
+    window_start: datetime,
+    window_end: datetime,
+    event: Event | None,
+    params: dict[str, Any],
+) -> AuditRun:
+    with transaction.atomic():
+        run, created = AuditRun.objects.select_for_update().get_or_create(
+            key=key,
+            defaults={
+                "event": event,
+                "window_start": window_start,
+                "window_end": window_end,
+                "params": params,
+                "attempts": 1,
+            },
+        )
+        if not created:
+            run.event, run.window_start, run.window_end = event, window_start, window_end
+            run.params, run.status, run.error = params, AuditRun.Status.RUNNING, ""
+            run.attempts += 1
+            run.started_at, run.finished_at = timezone.now(), None
+            run.save()
+        return run
+
+
+def audit_run(
+    *,
+    key: str,
+    window_start: datetime,
+    window_end: datetime,
+    event: Event | None = None,
+    params: Mapping[str, Any] | None = None,
+) -> AuditRun:
+    """Audit the window (module docstring); idempotent per ``key``. Returns the run."""
+    if not key.strip() or len(key) > _RUN_KEY_LENGTH:
+        raise ServiceError("an audit key is 1 to 80 characters", detail={"key": key})
+    if timezone.is_naive(window_start) or timezone.is_naive(window_end):
+        raise ServiceError("the audit window needs aware datetimes")
+    if window_end < window_start:
+        raise ServiceError("the audit window ends before it starts")
+    detector_params = audit_params(params)
+    run = _start(
+        key=key,
+        window_start=window_start,
+        window_end=window_end,
+        event=event,
+        params=asdict(detector_params),
+    )
+    seconds: dict[str, float] = {}
+    started = time.perf_counter()
+    try:
+        tables, sessions = observations(
+            audit_rows(window_start=window_start, window_end=window_end, event=event)
+        )
+        seconds["load"] = time.perf_counter() - started
+        outcome = audit(tables, sessions, detector_params)
+        seconds.update(outcome.seconds)
+        del tables, sessions
+        writing = time.perf_counter()
+        with transaction.atomic():
+            run = AuditRun.objects.select_for_update().get(pk=run.pk)
+            Flag.objects.filter(run=run).delete()
+            rows, written = _write_flags(run, outcome)
+            counts = _write_cases(run, outcome.triage.cases, rows)
+            seconds["write"] = time.perf_counter() - writing
+            seconds["total"] = time.perf_counter() - started
+            run.stats = {**_stats(outcome, seconds), "cases": counts, "flag_rows": written}
+            run.status, run.finished_at = AuditRun.Status.COMPLETED, timezone.now()
+            run.save(update_fields=["stats", "status", "finished_at"])
+    except Exception as exc:
+        AuditRun.objects.filter(pk=run.pk).update(
+            status=AuditRun.Status.FAILED, error=repr(exc)[:2000], finished_at=timezone.now()
+        )
+        logger.exception("audit %s failed", key)
+        raise
+    logger.info("audit %s: %s", key, run.stats.get("flags"))
+    return run
+
+
+def audit_event(*, event: Event, params: Mapping[str, Any] | None = None) -> AuditRun:
+    """The audit of one event over its window (key ``event:<code>``)."""
+    return audit_run(
+        key=event_key(event),
+        window_start=event.starts_at,
+        window_end=event.ends_at,
+        event=event,
+        params=params,
+    )
+
+
+def event_audit_is_clean(event: Event, *, player: Player | None = None) -> bool:
+    """Whether the event's audit has completed and (for ``player``) no open case holds the
+    player — what a title grant from this event needs (SPEC §6 "Grants go through review")."""
+    audited = AuditRun.objects.filter(
+        key=event_key(event), status=AuditRun.Status.COMPLETED
+    ).exists()
+    if not audited:
+        return False
+    if player is None:
+        return True
+    return not Case.objects.filter(Q(status=Case.Status.OPEN) & Q(players=player)).exists()

@@ -1,0 +1,74 @@
+"""Tests for the audit pipeline's pure parts (SPEC §7): seat rows to observations, the simple
+skill model behind the boosting residuals, stable flag references, one audit end to end."""
+
+from __future__ import annotations
+
+import pytest
+
+from integrity.domain.audit import (
+    AuditParams,
+    audit,
+    flag_ref,
+    observations,
+    skill_expectation,
+)
+from integrity.domain.data import SessionObs, TableObs
+from integrity.domain.sessions import SameTableLink
+
+from .sim import honest_tables, seat_together
+
+
+def test_rows_become_tables_and_sessions() -> None:
+    rows = [
+        ("g1", 450_000, "a", 0, 92, "203.0.113.1", "d-1"),
+        ("g1", 450_000, "b", 12, -12, None, ""),
+        ("g1", 450_000, "c", 30, -30, "203.0.113.3", None),
+        ("g1", 450_000, "d", 50, -50, "203.0.113.4", "d-4"),
+        ("g2", 450_001, "b", 5, 15, "203.0.113.2", "d-2"),
+        ("g2", 450_001, "a", 5, 15, "203.0.113.1", "d-1"),
+        ("g2", 450_001, "c", 20, -20, "203.0.113.3", "d-3"),
+    ]
+    tables, sessions = observations(rows)
+    assert tables == [
+        TableObs("g1", 450_000, ("a", "b", "c", "d"), (0, 12, 30, 50), (92, -12, -30, -50), (0,)),
+        TableObs("g2", 450_001, ("b", "a", "c"), (5, 5, 20), (15, 15, -20), (0, 1)),
+    ]
+    assert sessions[1] == SessionObs("g1", "b", "", "", 450_000)
+    assert sessions[2] == SessionObs("g1", "c", "203.0.113.3", "", 450_000)
+    assert [s.game_id for s in sessions] == ["g1"] * 4 + ["g2"] * 3
+    assert observations([]) == ([], [])
+
+
+def test_expected_score_is_own_skill_minus_the_others_mean() -> None:
+    tables = [
+        TableObs("g1", 1, ("a", "b", "c"), (0, 10, 20), (30, -10, -20), (0,)),
+        TableObs("g2", 1, ("a", "b", "c"), (10, 0, 20), (-10, 30, -20), (1,)),
+    ]
+    expected = skill_expectation(tables)
+    # Means: a 10, b 10, c -20.
+    assert expected(tables[0], 0) == pytest.approx(10 - (10 - 20) / 2)
+    assert expected(tables[0], 2) == pytest.approx(-20 - (10 + 10) / 2)
+
+
+def test_flag_references_are_stable() -> None:
+    link = SameTableLink("g9", ("a", "b"), "device", "d-9")
+    assert flag_ref(link) == "same_table:g9:a|b:device:d-9"
+
+
+def test_one_audit_over_a_farm() -> None:
+    tables = honest_tables(3)
+    farm = ("p0007", "p0011")
+    tables = seat_together(tables, farm, range(0, 1200, 40))
+    sessions = [
+        SessionObs(t.game_id, p, "", "d-farm" if p in farm else f"d-{p}", t.hour)
+        for t in tables
+        for p in t.players
+    ]
+    outcome = audit(tables, sessions, AuditParams())
+    assert "coseating:p0007|p0011" in outcome.flags
+    assert outcome.flags["sessions:p0007|p0011"].family == "sessions"
+    [case] = outcome.triage.cases
+    assert case.players == farm
+    assert case.families == ("coseating", "sessions")
+    assert (outcome.tables, outcome.seats) == (len(tables), len(sessions))
+    assert set(outcome.seconds) == {"coseating", "pointflow", "sessions", "boosting", "cases"}

@@ -1,0 +1,57 @@
+"""The detectors measured on simulated seasons (SPEC §7), in memory: a small injected season
+and its honest-only twin, with the figures exact for the seed."""
+
+from integrity.domain.audit import AuditParams
+from integrity.report import report
+
+
+def test_a_small_report() -> None:
+    figures = report(players=400, weeks=1, cheaters=0.03, seed=1, params=AuditParams())
+
+    injected, honest = figures["injected"], figures["honest"]
+    assert injected["farms"] == {
+        "shared_games": {"min": 24, "max": 39},
+        "not_cased_shared_games": [],
+        "cased": {"injected": 2, "eligible": 2, "found": 2, "recall": 1.0},
+        "flagged": {"injected": 2, "eligible": 2, "found": 2, "recall": 1.0},
+    }
+    # One pair reaches 20 shared games in a week: co-seating flags it, point flow does not
+    # yet, so it waits in the review queue instead of opening a case.
+    assert injected["pairs"]["cased"] == {
+        "injected": 2,
+        "eligible": 1,
+        "found": 0,
+        "recall": 0.0,
+    }
+    assert injected["pairs"]["flagged"]["found"] == 1
+    assert injected["pairs"]["not_cased_shared_games"] == [28]
+    assert injected["cases"] == {
+        "total": 6,
+        "true": 2,
+        "lowest_true_score": 425.5,
+        "highest_false_score": 32.0,
+        "k": 4,
+        "hits_top_k": 2,
+        "precision_at_k": 0.5,
+        "review_queue": 11,
+    }
+    assert {name: d["false"] for name, d in injected["detectors"].items() if "false" in d} == {
+        "coseating": 0,
+        "pointflow": 0,
+        "boosting": 0,
+    }
+    # The honest twin: no statistical flag at all; household links still open link cases.
+    assert {name: d["flags"] for name, d in honest["detectors"].items() if "flags" in d} == {
+        "coseating": 0,
+        "pointflow": 0,
+        "boosting": 0,
+    }
+    assert (honest["cases"]["total"], honest["cases"]["true"]) == (4, 0)
+    assert figures["params"] == {
+        "players": 400,
+        "weeks": 1,
+        "cheaters": 0.03,
+        "seed": 1,
+        "q": 0.01,
+        "max_degree": 8,
+    }

@@ -1,0 +1,365 @@
+"""The case workflow end to end through the services (SPEC §6, §7): flag -> case -> sanction
+(titles revoked for the beneficiary and the helper, the beneficiary's games voided, the
+leaderboard, champion and advancement recomputed) -> appeal -> reversal, which restores
+everything exactly; refused paths write nothing."""
+
+from datetime import timedelta
+from typing import Any
+
+import pytest
+
+from accounts.models import Player, User
+from core.errors import ConflictError, ServiceError
+from integrity.models import Appeal, Case, CaseEvent, CasePlayer, Sanction
+from integrity.services.audits import audit_event
+from integrity.services.cases import (
+    ReviewerOnlyError,
+    SameReviewerError,
+    appeal_decide,
+    appeal_file,
+    case_dismiss,
+    case_sanction,
+    case_take,
+)
+from tests.integrity.conftest import play
+from tests.tournaments.factories import local, make_event, make_season
+from titles.models import PlayerTitle, Qualification, QualificationRule, TitleTerm
+from titles.recompute import tour_today
+from titles.services import qualification_approve, qualification_enter
+from tournaments.models import Correction, Entry, Event, Seat, Standing
+from tournaments.services.finalise import event_finalise
+
+pytestmark = pytest.mark.django_db
+
+QUOTAS = {
+    "weekly_qualifier": {"national": 0, "per_province": 2},
+    "weekly_final": {"national": 3, "per_province": 1},
+    "monthly_final": {"national": 1, "per_province": 0},
+    "quarterly_final": {"national": 1, "per_province": 1},
+    "annual_final": {"national": 0, "per_province": 0},
+}
+AFTER = local(2021, 3, 1, 12)
+
+
+def _monthly_with_a_farm() -> tuple[Event, Event, dict[str, Player]]:
+    """月赛 2021-02-M feeding 季赛 2021-Q1-F. ``b`` and helper ``h`` share one device and sit
+    together in 15 games that ``b`` wins while ``h`` holds 100 points; ``a2`` wins 15 honest
+    games by small margins. ``b`` is champion; without ``b``'s games ``a2`` is."""
+    season = make_season(quotas=QUOTAS)
+    quarterly = make_event(
+        season,
+        "2021-Q1-F",
+        "quarterly_final",
+        starts_at=local(2021, 3, 5, 10),
+        ends_at=local(2021, 3, 5, 23),
+    )
+    monthly = make_event(
+        season,
+        "2021-02-M",
+        "monthly_final",
+        starts_at=local(2021, 2, 16, 10),
+        ends_at=local(2021, 2, 16, 23),
+        feeds=quarterly,
+        champion_achievement="monthly_champion",
+    )
+    names = {"b": "江苏", "h": "江苏", "a2": "浙江", "a3": "广东", "a4": "北京", "a5": "上海"}
+    players = {
+        key: Player.objects.create(external_id=key, name=key.upper(), province=province)
+        for key, province in names.items()
+    }
+    p = players
+    moment = local(2021, 2, 16, 10, 5)
+    small = (["R1"], ["R2"], ["R3"])
+    for i in range(15):
+        moment += timedelta(minutes=4)
+        play(
+            monthly,
+            [
+                (p["b"], [], "198.51.100.7", "d-farm"),
+                (p["h"], ["WD4", "W"], "198.51.100.8", "d-farm"),
+                (p["a3"], ["R5"], "203.0.113.3", "d-a3"),
+                (p["a4"], ["G7"], "203.0.113.4", "d-a4"),
+            ],
+            ended_at=moment,
+        )
+        play(
+            monthly,
+            [
+                (p["a2"], [], "203.0.113.2", "d-a2"),
+                (p["a5"], small[i % 3], "203.0.113.5", "d-a5"),
+                (p["a3"], small[(i + 1) % 3], "203.0.113.3", "d-a3"),
+                (p["a4"], small[(i + 2) % 3], "203.0.113.4", "d-a4"),
+            ],
+            ended_at=moment + timedelta(seconds=30),
+        )
+    return monthly, quarterly, players
+
+
+def _master(player: Player, reviewer: User, source: str) -> Qualification:
+    rule = QualificationRule.objects.get(key="monthly_champion")
+    qualification = qualification_enter(
+        player=player,
+        rule=rule,
+        on=tour_today() - timedelta(days=30),
+        source=source,
+        evidence={},
+        reason="entered for the test",
+        by=reviewer,
+    )
+    return qualification_approve(
+        qualification=qualification,
+        by=reviewer,
+        reason="ok",
+        expected_version=qualification.version,
+    )
+
+
+def _state(monthly: Event, quarterly: Event) -> dict[str, Any]:
+    """Everything a sanction touches and a reversal must put back."""
+    return {
+        "standings": sorted(
+            Standing.objects.filter(event=monthly).values_list(
+                "player_key",
+                "total",
+                "games",
+                "eligible",
+                "rank",
+                "province_rank",
+                "advanced",
+                "by_national",
+                "by_province",
+                "kept",
+                "best",
+            )
+        ),
+        "entries": sorted(
+            Entry.objects.filter(event=quarterly).values_list(
+                "player__external_id", "basis", "source__code", "reason"
+            )
+        ),
+        "champion": Event.objects.get(pk=monthly.pk).champion_id,
+        "voided_seats": Seat.objects.filter(voided=True).count(),
+        # A player without any title reads the same with or without a "none" row.
+        "titles": sorted(
+            PlayerTitle.objects.exclude(status="none", terms=[]).values_list(
+                "player__external_id", "status", "valid_until", "lifetime_since", "terms"
+            ),
+            key=lambda row: row[0],
+        ),
+        "terms": sorted(
+            TitleTerm.objects.values_list(
+                "player__external_id", "start", "valid_until", "sources", "code", "state"
+            ),
+            key=lambda row: (row[0], row[1]),
+        ),
+        "qualifications": sorted(
+            Qualification.objects.exclude(status="voided").values_list(
+                "player__external_id", "source", "status", "on"
+            )
+        ),
+    }
+
+
+@pytest.fixture
+def opened(reviewer: User) -> tuple[Case, Event, Event, dict[str, Player]]:
+    monthly, quarterly, players = _monthly_with_a_farm()
+    event_finalise(event=monthly, by=None, now=AFTER)
+    _master(players["b"], reviewer, "earlier-cup")
+    _master(players["h"], reviewer, "other-cup")
+    run = audit_event(event=monthly)
+    assert run.stats["flags"]["same_table"] == 15
+    [case] = Case.objects.all()
+    return case, monthly, quarterly, players
+
+
+def _counts() -> dict[str, int]:
+    return {
+        model.__name__: model.objects.count()
+        for model in (Sanction, Appeal, CaseEvent, Correction, Qualification, Standing, Entry)
+    }
+
+
+def test_flag_case_sanction_appeal_reversal_restores_everything(
+    opened: tuple[Case, Event, Event, dict[str, Player]], reviewer: User, reviewer2: User
+) -> None:
+    case, monthly, quarterly, players = opened
+    b, h, a2 = players["b"], players["h"], players["a2"]
+    assert sorted(case.players.values_list("external_id", flat=True)) == ["b", "h"]
+    assert (case.status, case.key) == ("open", "b|h")
+    assert case.families == ["coseating", "pointflow", "sessions"]
+    before = _state(monthly, quarterly)
+    assert before["champion"] == b.pk
+    assert [row[0] for row in before["entries"]] == ["b"]
+    assert {row[0]: row[1] for row in before["titles"]} == {"b": "master", "h": "master"}
+    assert [(q[0], q[1], q[2]) for q in before["qualifications"]] == [
+        ("b", "event:2021-02-M:champion", "pending"),
+        ("b", "manual:earlier-cup", "approved"),
+        ("h", "manual:other-cup", "approved"),
+    ]
+
+    case = case_take(case=case, by=reviewer)
+    case = case_sanction(
+        case=case,
+        by=reviewer,
+        reason="farm: one device, 15 games together",
+        decisions=[
+            {"player": b, "role": "beneficiary", "void_games": True, "events": [monthly],
+             "revoke_titles": True},
+            {"player": h, "role": "helper", "revoke_titles": True, "suspend": True},
+        ],
+    )  # fmt: skip
+
+    # The sanction: b's games voided, a2 champion and advanced, both titles revoked.
+    assert (case.status, case.decided_by, case.version) == ("sanctioned", reviewer, 2)
+    monthly.refresh_from_db()
+    assert monthly.champion == a2
+    sanctioned = _state(monthly, quarterly)
+    assert [row[0] for row in sanctioned["entries"]] == ["a2"]
+    standing_b = Standing.objects.get(event=monthly, player=b)
+    assert (standing_b.games, standing_b.eligible, standing_b.rank) == (0, False, None)
+    assert Seat.objects.filter(player=b, voided=False).count() == 0
+    assert Seat.objects.filter(player=h, voided=True).count() == 0
+    titles = dict(PlayerTitle.objects.values_list("player__external_id", "status"))
+    assert (titles["b"], titles["h"]) == ("none", "none")
+    assert Qualification.objects.filter(player__in=[b, h]).exclude(status="voided").count() == 0
+    assert {q[0] for q in sanctioned["qualifications"]} == {"a2"}
+    roles = dict(CasePlayer.objects.filter(case=case).values_list("player__external_id", "role"))
+    assert roles == {"b": "beneficiary", "h": "helper"}
+    sanction_b = Sanction.objects.get(case=case, player=b)
+    sanction_h = Sanction.objects.get(case=case, player=h)
+    assert [e.code for e in sanction_b.events.all()] == ["2021-02-M"]
+    assert len(sanction_b.corrections) == 1
+    assert sanction_b.revocation is not None
+    assert sanction_h.revocation is not None
+    assert (sanction_h.corrections, sanction_h.suspend, sanction_h.void_games) == ([], True, False)
+    assert sanction_b.revocation.case_ref == f"integrity-case-{case.pk}"
+
+    appeal = appeal_file(case=case, player=b, statement="my brother used my phone", by=reviewer2)
+    appeal = appeal_decide(appeal=appeal, by=reviewer2, upheld=True, reason="evidence accepted")
+
+    assert (appeal.status, appeal.decided_by) == ("upheld", reviewer2)
+    case.refresh_from_db()
+    assert case.status == "reversed"
+    assert _state(monthly, quarterly) == before
+    assert Sanction.objects.filter(case=case, reversed_at__isnull=True).count() == 0
+    log = list(case.events.values_list("action", "by__username"))
+    assert log == [
+        ("opened", None),
+        ("taken", "rev"),
+        ("sanctioned", "rev"),
+        ("appealed", "rev2"),
+        ("reversed", "rev2"),
+    ]
+    reversed_event = case.events.get(action="reversed")
+    assert reversed_event.reason == "evidence accepted"
+    assert [r["player"] for r in reversed_event.data["restored"]] == ["b", "h"]
+
+
+def test_the_reviewer_who_sanctioned_cannot_decide_the_appeal(
+    opened: tuple[Case, Event, Event, dict[str, Player]], reviewer: User
+) -> None:
+    case, monthly, quarterly, players = opened
+    case = case_sanction(
+        case=case,
+        by=reviewer,
+        reason="farm",
+        decisions=[{"player": players["b"], "role": "beneficiary", "revoke_titles": True}],
+    )
+    appeal = appeal_file(case=case, player=players["b"], statement="not me")
+    counts, state = _counts(), _state(monthly, quarterly)
+
+    with pytest.raises(SameReviewerError, match="another reviewer must"):
+        appeal_decide(appeal=appeal, by=reviewer, upheld=True, reason="I was wrong")
+
+    assert _counts() == counts
+    assert _state(monthly, quarterly) == state
+    appeal.refresh_from_db()
+    case.refresh_from_db()
+    assert (appeal.status, case.status) == ("pending", "sanctioned")
+
+
+def test_a_rejected_appeal_keeps_the_sanction(
+    opened: tuple[Case, Event, Event, dict[str, Player]], reviewer: User, reviewer2: User
+) -> None:
+    case, monthly, quarterly, players = opened
+    case = case_sanction(
+        case=case,
+        by=reviewer,
+        reason="farm",
+        decisions=[
+            {"player": players["b"], "role": "beneficiary", "void_games": True,
+             "events": [monthly]},
+        ],
+    )  # fmt: skip
+    state = _state(monthly, quarterly)
+    appeal = appeal_file(case=case, player=players["b"], statement="not me")
+    with pytest.raises(ConflictError, match="already has a pending appeal"):
+        appeal_file(case=case, player=players["b"], statement="again")
+    with pytest.raises(ServiceError, match="holds no sanction"):
+        appeal_file(case=case, player=players["h"], statement="me too")
+
+    appeal = appeal_decide(appeal=appeal, by=reviewer2, upheld=False, reason="same device")
+
+    assert appeal.status == "rejected"
+    case.refresh_from_db()
+    assert case.status == "sanctioned"
+    assert _state(monthly, quarterly) == state
+    assert case.events.last().action == "appeal_rejected"
+
+
+def test_refused_steps_write_nothing(
+    opened: tuple[Case, Event, Event, dict[str, Player]],
+    reviewer: User,
+    reviewer2: User,
+    organiser: User,
+) -> None:
+    case, monthly, quarterly, players = opened
+    counts, state = _counts(), _state(monthly, quarterly)
+    stale = Case.objects.get(pk=case.pk)
+    case_take(case=case, by=reviewer)
+    counts["CaseEvent"] += 1
+
+    with pytest.raises(ConflictError, match="someone acted on it first"):
+        case_dismiss(case=stale, by=reviewer2, reason="no")
+    with pytest.raises(ReviewerOnlyError):
+        case_take(case=Case.objects.get(pk=case.pk), by=organiser)
+    fresh = Case.objects.get(pk=case.pk)
+    with pytest.raises(ServiceError, match="not a player of case"):
+        case_sanction(
+            case=fresh,
+            by=reviewer,
+            reason="x",
+            decisions=[{"player": players["a2"], "role": "helper", "revoke_titles": True}],
+        )
+    with pytest.raises(ServiceError, match="name the events"):
+        case_sanction(
+            case=fresh,
+            by=reviewer,
+            reason="x",
+            decisions=[{"player": players["b"], "role": "beneficiary", "void_games": True}],
+        )
+    with pytest.raises(ServiceError, match="needs a reason"):
+        case_dismiss(case=fresh, by=reviewer, reason=" ")
+    with pytest.raises(ConflictError, match="is open"):
+        appeal_file(case=fresh, player=players["b"], statement="early")
+
+    assert _counts() == counts
+    assert _state(monthly, quarterly) == state
+    fresh.refresh_from_db()
+    assert (fresh.status, fresh.version, fresh.assigned_to) == ("open", 1, reviewer)
+
+
+def test_dismissal_clears_the_players_and_releases_the_hold(
+    opened: tuple[Case, Event, Event, dict[str, Player]], reviewer: User
+) -> None:
+    from titles.services import player_is_held
+
+    case, _, _, players = opened
+    assert player_is_held(players["b"]) is True
+
+    case = case_dismiss(case=case, by=reviewer, reason="a shared family tablet")
+
+    assert (case.status, case.decided_by) == ("dismissed", reviewer)
+    assert set(CasePlayer.objects.filter(case=case).values_list("role", flat=True)) == {"cleared"}
+    assert player_is_held(players["b"]) is False
+    assert case.events.last().reason == "a shared family tablet"
