@@ -115,9 +115,17 @@ def audit_is_clean(qualification: Qualification) -> bool:
     """Whether the integrity audit of the qualification's event has run and raised nothing
     against its player (SPEC §6: a grant is decidable only after the audit).
 
-    ``True`` while the integrity app records no audits; the integrity issue fills this in.
+    Grants without an event (World Cup representation, manual entries) have no event audit;
+    for those the reviewer's decision and ``player_is_held`` are the check.
     """
-    return True
+    code = (qualification.evidence or {}).get("event")
+    if not code or not settings.TITLES_REQUIRE_EVENT_AUDIT:
+        return True
+    from integrity.services.audits import event_audit_is_clean
+    from tournaments.models import Event
+
+    event = Event.objects.filter(code=code).first()
+    return event is not None and event_audit_is_clean(event, player=qualification.player)
 
 
 # --- recording qualifications --------------------------------------------------------------
