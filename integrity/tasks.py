@@ -41,9 +41,10 @@ def audit_event_task(event_id: int) -> dict[str, Any]:
 
 
 def audit_event_enqueue(event: Event) -> None:
-    """Send :func:`audit_event_task` for ``event`` once the current transaction commits."""
+    """Send :func:`audit_event_task` for ``event`` once the current transaction commits; a
+    broker outage is logged, not raised (the weekly season audit covers the window again)."""
     event_id = event.pk
-    transaction.on_commit(lambda: audit_event_task.delay(event_id))
+    transaction.on_commit(lambda: audit_event_task.delay(event_id), robust=True)
 
 
 @shared_task(name="integrity.audit_window", acks_late=True)

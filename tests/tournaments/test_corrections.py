@@ -9,6 +9,7 @@ from core.errors import ConflictError, ServiceError
 from tests.tournaments.factories import local, make_event, make_players, make_season, play
 from tests.tournaments.test_finalise import AFTER, QUOTAS, _entries, _field
 from tournaments.models import Correction, Entry, Event, Game, Seat, Standing
+from tournaments.selectors.leaderboard import leaderboard_rows
 from tournaments.services.corrections import (
     game_fix,
     game_restore,
@@ -71,10 +72,10 @@ def test_a_void_after_finalisation_moves_champion_advancement_and_title(
     assert _qualifications() == {"a1": "voided", "a2": "pending"}
     a1 = Standing.objects.get(event=monthly, player=players["a1"])
     assert (a1.games, a1.eligible, a1.rank, a1.advanced) == (14, False, None, False)
-    ranks = dict(
-        Standing.objects.filter(event=monthly, eligible=True).values_list("player_key", "rank")
-    )
-    assert ranks == {"a2": 1, "b1": 2, "a3": 3, "b2": 4, "c1": 5}
+    board = [(r.player, r.rank) for r in leaderboard_rows(monthly)[0:10] if r.eligible]
+    assert board == [("a2", 1), ("b1", 2), ("a3", 3), ("b2", 4), ("c1", 5)]
+    a2 = Standing.objects.get(event=monthly, player=players["a2"])
+    assert (a2.rank, a2.province_rank, a2.advanced, a2.by_national) == (1, 1, True, True)
     assert (correction.action, correction.by, correction.reason) == (
         "void_game",
         organiser,
@@ -259,3 +260,20 @@ def test_an_advanced_entry_moves_to_another_feeder_when_its_source_withdraws() -
     entry = Entry.objects.get(event=quarterly, player=players["a1"])
     assert (entry.source, entry.reason) == (other, "national rank 1 ≤ 1")
     assert correction.diff["entries"] == {"added": ["a2"], "removed": []}
+
+
+def test_the_diff_gives_a_non_advancing_players_finalised_ranks_from_the_board() -> None:
+    monthly, _ = _monthly_and_quarterly()
+    players = _field(monthly)
+    event_finalise(event=monthly, by=None, now=AFTER)
+    b2 = Standing.objects.get(event=monthly, player=players["b2"])
+    assert (b2.rank, b2.advanced) == (None, False)  # only advancing rows store ranks
+
+    correction = game_void(game=_best_game(monthly, players["b2"]), by=None, reason="x")
+
+    (row,) = correction.diff["standings"]
+    assert row["player"] == "b2"
+    assert (row["before"]["rank"], row["before"]["province_rank"]) == (5, 2)
+    assert (row["after"]["rank"], row["after"]["province_rank"]) == (None, None)
+    assert correction.diff["champion"] == {"before": "a1", "after": "a1"}
+    assert correction.diff["advanced"] == {"added": [], "removed": []}

@@ -1,5 +1,6 @@
-"""Finalising an event (SPEC §4): frozen ranks, champion, advancement by quotas (SPEC §2) into
-the fed event's entries, title qualifications; idempotent, serialised, refused while open."""
+"""Finalising an event (SPEC §4): frozen ranking (the board's order; ranks stored on the
+advancing rows), champion, advancement by quotas (SPEC §2) into the fed event's entries, title
+qualifications; idempotent, serialised, refused while open."""
 
 import threading
 from datetime import date, timedelta
@@ -13,7 +14,7 @@ from accounts.models import Player, User
 from core.errors import ConflictError
 from tests.tournaments.factories import local, make_event, make_players, make_season, score_games
 from tournaments.models import Entry, Event, Standing
-from tournaments.selectors.leaderboard import advancement_explain
+from tournaments.selectors.leaderboard import advancement_explain, leaderboard_rows
 from tournaments.services.finalise import event_finalise
 from tournaments.tasks import event_finalise_task
 
@@ -87,16 +88,28 @@ def test_finalising_freezes_ranks_records_the_champion_and_advances(organiser: U
         players["a1"],
         organiser,
     )
-    ranks = {
+    # The frozen ranking is the board's order; only the advancing rows store their ranks,
+    # the basis of their entry.
+    board = [(r.player, r.rank, r.province_rank) for r in leaderboard_rows(weekly)[0:10]]
+    assert board == [
+        ("a1", 1, 1),
+        ("a2", 2, 2),
+        ("b1", 3, 1),
+        ("a3", 4, 3),
+        ("b2", 5, 2),
+        ("c1", 6, 1),
+        ("c0", None, None),
+    ]
+    stored = {
         s.player_key: (s.rank, s.province_rank, s.advanced, s.by_national, s.by_province)
         for s in Standing.objects.filter(event=weekly)
     }
-    assert ranks == {
+    assert stored == {
         "a1": (1, 1, True, True, True),
         "a2": (2, 2, True, True, False),
         "b1": (3, 1, True, True, True),
-        "a3": (4, 3, False, False, False),
-        "b2": (5, 2, False, False, False),
+        "a3": (None, None, False, False, False),
+        "b2": (None, None, False, False, False),
         "c1": (6, 1, True, False, True),
         "c0": (None, None, False, False, False),
     }
@@ -287,9 +300,9 @@ def test_an_old_sqlite_is_refused_before_writing(monkeypatch: pytest.MonkeyPatch
 
     weekly, _ = _final_and_monthly()
     _field(weekly)
-    monkeypatch.setattr(connection.Database, "sqlite_version_info", (3, 31, 1))
+    monkeypatch.setattr(connection.Database, "sqlite_version_info", (3, 24, 0))
 
-    with pytest.raises(UnavailableError, match="needs SQLite 3.33.0 or later"):
+    with pytest.raises(UnavailableError, match="needs SQLite 3.25.0 or later"):
         event_finalise(event=weekly, by=None, now=AFTER)
 
     weekly.refresh_from_db()

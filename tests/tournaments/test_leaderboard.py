@@ -1,5 +1,6 @@
 """Leaderboard reads (SPEC §4, §5): best N, the minimum, tie-breaks as the domain ranks them,
-national and provincial pages, a player's own rank, constant queries."""
+national and provincial pages, a player's own rank, a finalised board's ranks (its order),
+the top rows the finalisation ranks, constant queries."""
 
 import random
 from datetime import datetime, timedelta
@@ -14,7 +15,9 @@ from tournaments.domain.leaderboard import rank, standing_from_scores
 from tournaments.models import Event, Standing
 from tournaments.selectors.leaderboard import (
     leaderboard_player,
+    leaderboard_ranks,
     leaderboard_rows,
+    leaderboard_top,
     live_ranks,
 )
 from tournaments.services.finalise import event_finalise
@@ -108,10 +111,59 @@ def test_tie_breaks_served_equal_the_domain_rank(order: list[str]) -> None:
 
     event_finalise(event=event, by=None, force=True)
     event.refresh_from_db()
-    frozen = leaderboard_rows(event)[0:100]
-    assert [(r.player, r.rank, r.province_rank) for r in frozen] == [
-        (e.player, e.rank, e.province_rank) for e in expected
+    whole = [(e.player, e.rank, e.province_rank) for e in expected]
+    # A finalised page gives both ranks, whatever its size and depth.
+    for size in (7, 100):
+        pages = [leaderboard_rows(event)[i : i + size] for i in range(0, len(field), size)]
+        assert [(r.player, r.rank, r.province_rank) for page in pages for r in page] == whole
+    for province in PROVINCES:
+        board = [row for row in whole if _province_of(row[0], field) == province]
+        for size in (3, 100):
+            pages = [
+                leaderboard_rows(event, province=province)[i : i + size]
+                for i in range(0, len(field), size)
+            ]
+            assert [(r.player, r.rank, r.province_rank) for page in pages for r in page] == board
+        assert list(leaderboard_ranks(event, province=province)) == [
+            row for row in board if row[1] is not None
+        ]
+    assert list(leaderboard_ranks(event, chunk=4)) == [row for row in whole if row[1] is not None]
+    for entry in expected:
+        (row,) = leaderboard_player(event, player=entry.player)
+        assert (row.rank, row.province_rank) == (entry.rank, entry.province_rank)
+
+
+def _province_of(key: str, field: dict[Player, list]) -> str:
+    return next(p.province for p in field if p.external_id == key)
+
+
+@pytest.mark.parametrize(
+    ("national", "per_province"), [(1, 0), (6, 0), (0, 1), (0, 4), (3, 2), (100, 100)]
+)
+def test_the_top_rows_carry_their_whole_board_ranks(national: int, per_province: int) -> None:
+    season = make_season()
+    event = make_event(season)
+    field = _tied_field(event)
+
+    def top() -> list[tuple[str, int, int]]:
+        rows = leaderboard_top(event, national=national, per_province=per_province)
+        return [(r.player, r.rank, r.province_rank) for r in rows]
+
+    ranked = [e for e in _domain(field, season) if e.rank is not None]
+    expected = [
+        (e.player, e.rank, e.province_rank)
+        for e in ranked
+        if e.rank <= national or e.province_rank <= per_province
     ]
+    assert top() == expected
+    # A province whose only player is last lowers the cut to the bottom of the board.
+    (last,) = make_players(1, ("西藏",))
+    timed_games(event, {last: _scores(15, local(2021, 2, 3, 12))})
+    Standing.objects.filter(event=event, player=last).update(total=-100)
+    if len(ranked) + 1 <= national or per_province:
+        expected.append((last.external_id, len(ranked) + 1, 1))
+    assert top() == expected
+    assert leaderboard_top(event, national=0, per_province=0) == []
 
 
 def test_pages_slice_the_whole_order_across_the_eligible_boundary() -> None:
@@ -156,3 +208,23 @@ def test_a_page_costs_the_same_queries_whatever_its_size() -> None:
     # A count, then one slice; a page across the eligible boundary takes a second slice.
     assert [queries(0, 5), queries(0, 50)] == [2, 2]
     assert [queries(eligible - 2, 5), queries(eligible - 2, 20)] == [3, 3]
+
+
+def test_a_finalised_page_costs_the_same_queries_whatever_its_size_or_depth() -> None:
+    event = make_event(make_season())
+    _tied_field(event, n=120)
+    event_finalise(event=event, by=None, force=True)
+    event = Event.objects.select_related("season").get(pk=event.pk)
+    eligible = Standing.objects.filter(event=event, eligible=True).count()
+
+    def queries(start: int, size: int, province: str | None = None) -> int:
+        with CaptureQueriesContext(connection) as captured:
+            rows = leaderboard_rows(event, province=province)[start : start + size]
+            assert all(r.rank and r.province_rank for r in rows if r.eligible)
+        return len(captured)
+
+    # A count, a slice and the province counts above the page; a province page counts the
+    # rows above it and numbers the national rows it spans.
+    assert [queries(0, 5), queries(0, 50), queries(40, 20)] == [3, 3, 3]
+    assert [queries(0, 5, "江苏"), queries(10, 20, "江苏")] == [4, 4]
+    assert queries(eligible - 2, 5) == 4

@@ -14,6 +14,7 @@ from accounts.models import User
 from accounts.permissions import CanIngestGames
 from accounts.provinces import PROVINCES
 from core.errors import ServiceError
+from core.parsers import SafeJSONParser
 from ratings.tasks import ratings_update_task
 from tournaments.services.ingest import games_ingest
 
@@ -34,8 +35,9 @@ Elasticsearch `_bulk`); the answer is 200 and lists the others:
   `seats[2].hand[1]`) and the `reason`; nothing of them is written. Besides the shape of the
   record: an unknown, cancelled or finalised event, a game timed outside the event window or
   its daily hours (Asia/Shanghai), a player without an entry in a closed-entry event, a hand
-  the season's deck cannot hold, `ended_by: out` without an empty hand. Unknown fields are
-  refused at every level.
+  the season's deck cannot hold, `ended_by: out` without an empty hand, text that cannot be
+  stored (NUL, a lone surrogate), a move log nested deeper than 64 levels. Unknown fields
+  are refused at every level.
 * `errors`: true when anything conflicted or was rejected.
 
 A malformed batch (not a JSON list, empty, more than {MAX_BATCH:,} records) is refused with 400
@@ -105,6 +107,9 @@ class GameIngestView(APIView):
     (field paths, deck and window rules); ``InputSerializer`` documents record v1."""
 
     permission_classes = [CanIngestGames]
+    # Not core.parsers.StrictJSONParser: the service reports NUL or invalid Unicode per
+    # record (field path) and stores the batch's good records.
+    parser_classes = [SafeJSONParser]
 
     class InputSerializer(serializers.Serializer):
         id = serializers.CharField(max_length=64)

@@ -1,5 +1,5 @@
-"""Leaderboard reads: national and provincial pages, a player's own rank, and "why am I in
-or out" (SPEC §4, §5).
+"""Leaderboard reads: national and provincial pages, a player's own rank, "why am I in or
+out", and the rankings the finalisation and the exports need (SPEC §4, §5).
 
 The order is the season's tie-break order (``tournaments.domain.leaderboard.TIEBREAKS``,
 resolved with ``resolve_order``): eligible rows first (games ≥ the minimum), then the
@@ -11,22 +11,34 @@ and ``reached_at`` are NULL only for a row with 0 games, and ``games`` is compar
 them, so a NULL is only ever compared with another NULL. Any other order names
 ``NULLS LAST`` explicitly as the registry says.
 
-Rank numbers: a finalised event shows its frozen ranks (``Standing.rank`` /
-``province_rank``, written by ``event_finalise``); a live one numbers rows by position — the
-national rank on a national page, the province rank on a province page (the other rank is
-known only when the event is finalised). A player's own live rank is 1 + the number of
-eligible rows strictly better, counted on the index.
+Rank numbers are positions in that order, for a live and a finalised event alike: a
+finalised event accepts no new games and a correction re-runs its finalisation, so its order
+is its frozen ranking (``Standing.rank`` / ``province_rank`` are kept only on the rows that
+advanced, as the basis of their entry; nothing here reads them).
 
-Queries do not grow with the rows shown: a count, then one or two slices.
+* A page numbers its rows by position: the national rank on a national page, the province
+  rank on a province page. A finalised event's page also gives each row the other rank:
+  on a national page from each province's count of rows above the page, on a province page
+  from the count of rows above its first row and a window over the national rows it spans.
+* A player's own ranks are 1 + the number of eligible rows strictly better, counted on the
+  index (``live_ranks``).
+* ``leaderboard_top`` ranks the national top X and each province's top Y with one window
+  query that leaves the rest of the board in the database (``event_finalise``);
+  ``leaderboard_ranks`` streams both ranks of a whole board (exports).
+
+Queries do not grow with the rows shown: a count, then one or two slices, and for a
+finalised event one or two more.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, overload
 
 from django.db import connection
-from django.db.models import Count, F, OrderBy, Q, QuerySet
+from django.db.models import Count, F, OrderBy, Q, QuerySet, Window
+from django.db.models.functions import RowNumber
 
 from accounts.models import Player
 from tournaments.domain.advancement import Verdict, explain
@@ -60,7 +72,7 @@ def ranking_order(season: Season) -> list[OrderBy]:
 
 
 def ranking_order_sql(season: Season) -> str:
-    """The same order as SQL, for window functions (``event_finalise``)."""
+    """The same order as SQL, for window functions."""
     tiebreaks, default = _tiebreaks(season)
     parts = []
     for tiebreak in tiebreaks:
@@ -73,7 +85,9 @@ def ranking_order_sql(season: Season) -> str:
 
 
 def _better_than(standing: Standing, season: Season) -> Q:
-    """Rows strictly before ``standing`` in the season's order (NULLs last)."""
+    """Rows strictly before ``standing`` in the season's order (NULLs last). Every order
+    starts with ``total`` descending (``resolve_order``), so the leading ``total >=`` adds
+    nothing but an index range."""
     tiebreaks, _ = _tiebreaks(season)
     better = Q(pk__in=[])
     equal = Q()
@@ -89,11 +103,12 @@ def _better_than(standing: Standing, season: Season) -> Q:
             same = Q(**{column: value})
         better |= equal & ahead
         equal &= same
-    return better
+    return Q(total__gte=standing.total) & better
 
 
 def live_ranks(standing: Standing, event: Event) -> tuple[int | None, int | None]:
-    """(national rank, province rank) of an eligible standing right now; (None, None) if not."""
+    """(national rank, province rank) of an eligible standing: right now while the event is
+    live, its frozen ranks once it is finalised; (None, None) when it is not eligible."""
     if not standing.eligible:
         return None, None
     ahead = Standing.objects.filter(event=event, eligible=True).filter(
@@ -103,6 +118,117 @@ def live_ranks(standing: Standing, event: Event) -> tuple[int | None, int | None
         national=Count("pk"), province=Count("pk", filter=Q(province=standing.province))
     )
     return counts["national"] + 1, counts["province"] + 1
+
+
+def _ranked_sql(event: Event, columns: tuple[str, ...], *, where: str = "") -> str:
+    """SELECT ``columns`` and both ranks (``rn`` national, ``prn`` in the province) of the
+    event's eligible rows, by window functions over the season's order; ``where`` narrows
+    the rows before they are ranked (parameters: the event, True, then ``where``'s)."""
+    quote = connection.ops.quote_name
+    order = ranking_order_sql(event.season)
+    return (
+        f"SELECT {', '.join(map(quote, columns))}, "  # noqa: S608
+        f"ROW_NUMBER() OVER (ORDER BY {order}) AS rn, "
+        f"ROW_NUMBER() OVER (PARTITION BY {quote('province')} ORDER BY {order}) AS prn "
+        f"FROM {quote(Standing._meta.db_table)} "
+        f"WHERE {quote('event_id')} = %s AND {quote('eligible')} = %s{where}"
+    )
+
+
+def _cut_sql(event: Event, *, national: int, per_province: int) -> tuple[str, list[Any]]:
+    """SQL and parameters of the lowest total a row can have and still be within the
+    national top ``national`` or its province's top ``per_province`` (0: no such list): the
+    total of the X-th (Y-th) row, or of the last one when there are fewer, read on the
+    indexes. The provinces are found by a loose index scan (a recursive CTE: one probe
+    each), so no part of the board is read beyond the cut-offs."""
+    quote = connection.ops.quote_name
+    table = quote(Standing._meta.db_table)
+    event_id, province, eligible, total = (
+        quote(c) for c in ("event_id", "province", "eligible", "total")
+    )
+    rows = f"FROM {table} WHERE {event_id} = %s AND {eligible} = %s"
+    in_province = f"{rows} AND {province} = provinces.name"
+    cuts: list[str] = []
+    params: list[Any] = [event.pk, event.pk]
+    if national > 0:
+        cuts.append(
+            f"SELECT COALESCE((SELECT {total} {rows} ORDER BY {total} DESC "  # noqa: S608
+            f"LIMIT 1 OFFSET %s), (SELECT MIN({total}) {rows})) AS cut"
+        )
+        params += [event.pk, True, national - 1, event.pk, True]
+    if per_province > 0:
+        cuts.append(
+            f"SELECT COALESCE((SELECT {total} {in_province} ORDER BY {total} DESC "  # noqa: S608
+            f"LIMIT 1 OFFSET %s), (SELECT MIN({total}) {in_province})) AS cut "
+            "FROM provinces WHERE name IS NOT NULL"
+        )
+        params += [event.pk, True, per_province - 1, event.pk, True]
+    sql = (
+        "WITH RECURSIVE provinces(name) AS ("  # noqa: S608
+        f"SELECT MIN({province}) FROM {table} WHERE {event_id} = %s UNION ALL "
+        f"SELECT (SELECT MIN({province}) FROM {table} WHERE {event_id} = %s "
+        f"AND {province} > provinces.name) FROM provinces WHERE name IS NOT NULL) "
+        f"SELECT MIN(cut) FROM ({' UNION ALL '.join(cuts)}) AS cuts"
+    )
+    return sql, params
+
+
+@dataclass(frozen=True, slots=True)
+class RankedStanding:
+    """An eligible row with both its ranks (a ``tournaments.domain.advancement`` row)."""
+
+    player_id: int
+    player: str
+    province: str
+    rank: int
+    province_rank: int
+
+
+def leaderboard_top(event: Event, *, national: int, per_province: int) -> list[RankedStanding]:
+    """The eligible rows within the national top ``national`` or their province's top
+    ``per_province`` (0: that list is empty), with both ranks, in national order.
+
+    One window-function query, filtered in SQL, so only these rows leave the database. It
+    ranks only the rows whose total reaches the cut (``_cut_sql``, read first on the
+    indexes, so that the planner knows how few rows reach it): every row ranked above a
+    kept row has a total at least as high (``total`` leads every order), so the kept rows
+    get exactly the ranks they have on the whole board.
+    """
+    if national <= 0 and per_province <= 0:
+        return []
+    cut_sql, cut_params = _cut_sql(event, national=national, per_province=per_province)
+    total = connection.ops.quote_name("total")
+    ranked = _ranked_sql(
+        event, ("player_id", "player_key", "province"), where=f" AND {total} >= %s"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(cut_sql, cut_params)
+        (cut,) = cursor.fetchone()
+        if cut is None:  # no eligible row
+            return []
+        cursor.execute(
+            f"SELECT * FROM ({ranked}) AS ranked WHERE rn <= %s OR prn <= %s ORDER BY rn",  # noqa: S608
+            [event.pk, True, cut, national, per_province],
+        )
+        return [RankedStanding(*row) for row in cursor.fetchall()]
+
+
+def leaderboard_ranks(
+    event: Event, *, province: str | None = None, chunk: int = 2000
+) -> Iterator[tuple[str, int, int]]:
+    """(player, national rank, province rank) of every eligible row of the board (national,
+    or one province's), in the board's order: one window-function query, read in chunks of
+    ``chunk`` rows (a whole board: exports)."""
+    ranked = _ranked_sql(event, ("player_key", "province"))
+    sql = f"SELECT player_key, rn, prn FROM ({ranked}) AS ranked"  # noqa: S608
+    params: list[Any] = [event.pk, True]
+    if province:
+        sql += " WHERE province = %s"
+        params.append(province)
+    with connection.chunked_cursor() as cursor:
+        cursor.execute(f"{sql} ORDER BY rn", params)
+        while rows := cursor.fetchmany(chunk):
+            yield from rows
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,7 +262,8 @@ def _row(standing: Standing, rank: int | None, province_rank: int | None) -> Lea
 
 class Leaderboard:
     """A lazy, sliceable leaderboard (what Django's Paginator pages): ``count()`` is one
-    query, a slice one or two more."""
+    query, a slice one or two more, and one or two more again for a finalised event's
+    other rank (``_other_ranks``)."""
 
     def __init__(self, event: Event, *, province: str | None = None) -> None:
         self.event = event
@@ -179,8 +306,16 @@ class Leaderboard:
         order = ranking_order(self.event.season)
         rows: list[LeaderboardRow] = []
         if start < eligible:
-            part = self._rows().filter(eligible=True).order_by(*order)[start : min(stop, eligible)]
-            rows.extend(self._numbered(standing, start + i + 1) for i, standing in enumerate(part))
+            ranked = list(
+                self._rows().filter(eligible=True).order_by(*order)[start : min(stop, eligible)]
+            )
+            other = self._other_ranks(ranked) if self.event.is_finalised else {}
+            for i, standing in enumerate(ranked):
+                position, also = start + i + 1, other.get(standing.player_key)
+                if self.province:
+                    rows.append(_row(standing, also, position))
+                else:
+                    rows.append(_row(standing, position, also))
         if stop > eligible:
             part = (
                 self._rows()
@@ -190,12 +325,50 @@ class Leaderboard:
             rows.extend(_row(standing, None, None) for standing in part)
         return rows
 
-    def _numbered(self, standing: Standing, position: int) -> LeaderboardRow:
-        if self.event.is_finalised:
-            return _row(standing, standing.rank, standing.province_rank)
-        if self.province:
-            return _row(standing, None, position)
-        return _row(standing, position, None)
+    def _other_ranks(self, ranked: list[Standing]) -> dict[str, int]:
+        """The rank a page does not number itself, by player: the province ranks of a
+        national page's rows, the national ranks of a province page's rows."""
+        if not ranked:
+            return {}
+        season = self.event.season
+        board = Standing.objects.filter(event=self.event, eligible=True)
+        first, last = ranked[0], ranked[-1]
+        if not self.province:
+            # Rows of the same province keep their order on the national board: count each
+            # province's rows above the page, then go on counting down the page.
+            above = dict(
+                board.filter(province__in={s.province for s in ranked})
+                .filter(_better_than(first, season))
+                .values_list("province")
+                .annotate(rows=Count("pk"))
+                .order_by()
+            )
+            ranks = {}
+            for standing in ranked:
+                above[standing.province] = above.get(standing.province, 0) + 1
+                ranks[standing.player_key] = above[standing.province]
+            return ranks
+        # The national rows from the page's first row to its last, numbered by a window and
+        # offset by the count of rows above the first; only the page's rows are returned.
+        offset = board.filter(_better_than(first, season)).count()
+        span = (
+            board.exclude(_better_than(first, season))
+            .filter(_better_than(last, season) | Q(player_key=last.player_key))
+            .annotate(
+                page_key=F("player_key"),
+                position=Window(RowNumber(), order_by=ranking_order(season)),
+            )
+            .values_list("page_key", "position")
+        )
+        sql, params = span.query.sql_with_params()
+        keys = [standing.player_key for standing in ranked]
+        marks = ", ".join(["%s"] * len(keys))
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"SELECT * FROM ({sql}) AS span WHERE page_key IN ({marks})",  # noqa: S608
+                [*params, *keys],
+            )
+            return {key: offset + position for key, position in cursor.fetchall()}
 
 
 def leaderboard_rows(event: Event, *, province: str | None = None) -> Leaderboard:
@@ -206,15 +379,14 @@ def leaderboard_rows(event: Event, *, province: str | None = None) -> Leaderboar
 def leaderboard_player(
     event: Event, *, player: str, province: str | None = None
 ) -> list[LeaderboardRow]:
-    """One player's row (external id), with their live ranks; [] when they have none."""
-    rows = Standing.objects.filter(event=event, player_key=player).select_related("player")
+    """One player's row (external id) with both ranks (``live_ranks``); [] when they have
+    none."""
+    rows = Standing.objects.filter(event=event, player__external_id=player).select_related("player")
     if province:
         rows = rows.filter(province=province)
     standing = rows.first()
     if standing is None:
         return []
-    if event.is_finalised:
-        return [_row(standing, standing.rank, standing.province_rank)]
     return [_row(standing, *live_ranks(standing, event))]
 
 
@@ -237,18 +409,11 @@ class Advancement:
 
 
 def advancement_explain(*, event: Event, player: Player) -> Advancement:
-    """Why a player is in or out of the event the ``event`` feeds (domain ``explain``)."""
+    """Why a player is in or out of the event the ``event`` feeds (domain ``explain``), from
+    the player's ranks (``live_ranks``: frozen once the event is finalised)."""
     standing = Standing.objects.filter(event=event, player=player).first()
     if standing is None:
         row = _ExplainRow(player.external_id, player.province, None, None, 0)
-    elif event.is_finalised:
-        row = _ExplainRow(
-            standing.player_key,
-            standing.province,
-            standing.rank,
-            standing.province_rank,
-            standing.games,
-        )
     else:
         rank, province_rank = live_ranks(standing, event)
         row = _ExplainRow(

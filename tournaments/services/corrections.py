@@ -3,10 +3,11 @@
 An organiser voids a game, restores a voided one or fixes a game's hands; an integrity
 sanction voids every game of a player in a set of events (``player_games_void``, reversed by
 ``player_games_restore`` on appeal). Each runs in one transaction that also recomputes the
-affected standings (``standings_recompute``) and, when the event is finalised, re-freezes
-its ranks and moves everything downstream (``event_refreeze``: champion, advancement, the
+affected standings (``standings_recompute``) and, when the event is finalised, re-runs its
+finalisation and moves everything downstream (``event_refreeze``: champion, advancement, the
 fed event's entries, the champion's title qualification). A ``Correction`` row keeps who,
-when, why and the diff: the standings changed, the champion before and after, the players
+when, why and the diff: the standings changed (with the corrected players' finalised ranks,
+read from the board's order before and after), the champion before and after, the players
 whose advancement was added or removed and the fed event's entries added or removed.
 
 Decisions:
@@ -34,6 +35,7 @@ from core.errors import ConflictError, ServiceError
 from tournaments.domain.cards import CardError, CardTable, hand_points, parse_hand, validate_deal
 from tournaments.domain.scoring import score_game
 from tournaments.models import Correction, Event, EventStatus, Game, Seat, Standing
+from tournaments.selectors.leaderboard import live_ranks
 from tournaments.services.finalise import event_refreeze
 from tournaments.services.seated import seated_standings_recompute
 from tournaments.services.standings import standings_recompute
@@ -48,10 +50,18 @@ def _need_reason(reason: str) -> None:
 
 
 def _snapshot(event: Event, player_ids: Iterable[int]) -> dict[str, dict[str, Any]]:
+    """The corrected players' standings; a finalised event's ranks are read from its order
+    (only the advancing rows store theirs)."""
     rows = Standing.objects.filter(event=event, player_id__in=list(player_ids)).order_by(
         "player_key"
     )
-    return {row.player_key: {name: getattr(row, name) for name in _STANDING_FIELDS} for row in rows}
+    snapshot = {}
+    for row in rows:
+        values = {name: getattr(row, name) for name in _STANDING_FIELDS}
+        if event.status == EventStatus.FINALISED:
+            values["rank"], values["province_rank"] = live_ranks(row, event)
+        snapshot[row.player_key] = values
+    return snapshot
 
 
 def _recompute(

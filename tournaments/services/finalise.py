@@ -1,25 +1,35 @@
 """Finalise an event: fix its ranking, record its champion, compute who advances and record
 the champion's title qualification (SPEC §4 "Finalising an event…", §2 quotas, §6).
 
-* **Ranks** are frozen into ``Standing.rank`` / ``province_rank`` by one SQL statement with
-  window functions (``ROW_NUMBER() OVER (ORDER BY …)`` and ``OVER (PARTITION BY province
-  ORDER BY …)``) over the eligible rows, in the season's tie-break order
-  (``tournaments.selectors.leaderboard.ranking_order_sql``). Only rows whose rank changes are
-  written, so a re-freeze after a correction touches the rows that moved.
-* **Champion**: the row ranked 1 (none when nobody is eligible).
+* **Ranking**: a finalised event accepts no new games (a correction re-runs the pieces
+  below), so the order of its standings on the ranking indexes *is* its frozen ranking; no
+  rank is written into the board. The leaderboard selectors number rows by their position
+  in that order, as for a live event (``tournaments.selectors.leaderboard``).
+* **One window query** ranks what the finalisation needs: ``leaderboard_top`` returns the
+  national top X (at least the first row: the champion) and each province's top Y, with
+  both ranks, from one ``ROW_NUMBER() OVER (ORDER BY …)`` / ``OVER (PARTITION BY province
+  ORDER BY …)`` SELECT filtered in SQL, so a board of a million rows hands Python a few
+  thousand.
+* **Champion**: the row ranked 1 (none when nobody is eligible), kept on the event.
 * **Advancement** to the fed event with the season's quota for the event's kind: the domain
-  ``advance`` (national top X ∪ each province's top Y, overlaps not back-filled) decides, over
-  the candidate rows the database pre-selects with the same cut-offs. ``Standing.advanced /
-  by_national / by_province`` are set and the fed event's ``Entry`` rows written (basis
-  advanced, the source event, the reason from ``Basis.reason``). A player who reaches the fed
-  event from two of its feeders keeps one entry, from the first feeder finalised; if that
-  source later withdraws them (a correction), the entry moves to the other feeder.
+  ``advance`` (national top X ∪ each province's top Y, overlaps not back-filled) decides
+  over those rows. Only the advancing rows are written: ``advanced / by_national /
+  by_province`` and ``rank / province_rank`` — stored for advancing rows only, as the basis
+  of their entry — by one prepared UPDATE per row, pipelined; and the fed event's
+  ``Entry`` rows (bulk; basis advanced, the source event, the reason from
+  ``Basis.reason``). A player who reaches the fed event from two of its feeders keeps one
+  entry, from the first feeder finalised; if that source later withdraws them (a
+  correction), the entry moves to the other feeder.
 * **Titles**: the champion of an event that names a qualification rule
   (``Event.champion_achievement``: monthly, quarterly and annual finals from the calendar —
   SPEC §2 — and any championship the organiser adds, e.g. the National Championship) gets
   it, recorded with ``titles.services.achievement_record`` (dated the final's last day in
   the season's time zone, source ``event:<code>:champion``); a correction that changes the
   champion withdraws it from the old one and records it for the new one.
+
+A re-finalisation after a correction (``event_refreeze``) diffs the champion and the
+advancing set against what is stored and writes only what moved: rows that no longer
+advance lose their flags and ranks, rows whose ranks or lists changed are rewritten.
 
 Finalising is idempotent (the second call changes nothing) and serialised by a row lock on
 the event (``select_for_update``): of two concurrent calls, one finalises and the other
@@ -29,27 +39,26 @@ passes ``force`` (e.g. a final stopped early by the organiser).
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from django.db import connection, transaction
-from django.db.models import F, Q
+from django.db.models import F
 from django.utils import timezone
 
 from accounts.models import Player, User
 from core.errors import ConflictError, UnavailableError
-from tournaments.domain.advancement import Basis, advance, basis_for
+from tournaments.domain.advancement import Basis, Quota, advance, basis_for
 from tournaments.models import Entry, Event, EventStatus, Standing
 from tournaments.selectors.events import event_quota
-from tournaments.selectors.leaderboard import ranking_order, ranking_order_sql
+from tournaments.selectors.leaderboard import leaderboard_top
 
 
 @dataclass(frozen=True, slots=True)
 class RankedRow:
-    """A frozen leaderboard row, as ``tournaments.domain.advancement`` reads it."""
+    """A stored advancing row, as ``tournaments.domain.advancement`` reads it."""
 
     player: str
     province: str
@@ -89,47 +98,16 @@ def final_day(event: Event) -> date:
     return event.ends_at.astimezone(ZoneInfo(event.season.time_zone)).date()
 
 
-#: UPDATE … FROM needs SQLite 3.33 (window functions: 3.25); PostgreSQL has both.
-SQLITE_MINIMUM = (3, 33, 0)
+#: Window functions need SQLite 3.25; PostgreSQL has them.
+SQLITE_MINIMUM = (3, 25, 0)
 
 
-def _freeze_ranks(event: Event, *, clear_ineligible: bool) -> None:
+def _check_database() -> None:
     if connection.vendor == "sqlite" and connection.Database.sqlite_version_info < SQLITE_MINIMUM:
         raise UnavailableError(
-            f"freezing ranks needs SQLite {'.'.join(map(str, SQLITE_MINIMUM))} or later, "
+            f"finalising needs SQLite {'.'.join(map(str, SQLITE_MINIMUM))} or later, "
             f"found {connection.Database.sqlite_version}"
         )
-    table = connection.ops.quote_name(Standing._meta.db_table)
-    rank, province_rank = (connection.ops.quote_name(c) for c in ("rank", "province_rank"))
-    order = ranking_order_sql(event.season)
-    with connection.cursor() as cursor:
-        if clear_ineligible:
-            cursor.execute(
-                f"UPDATE {table} SET {rank} = NULL, {province_rank} = NULL "  # noqa: S608
-                f"WHERE event_id = %s AND eligible = %s "
-                f"AND ({rank} IS NOT NULL OR {province_rank} IS NOT NULL)",
-                [event.pk, False],
-            )
-        cursor.execute(
-            f"UPDATE {table} SET {rank} = r.rn, {province_rank} = r.prn FROM ("  # noqa: S608
-            f"SELECT id, ROW_NUMBER() OVER (ORDER BY {order}) AS rn, "
-            f"ROW_NUMBER() OVER (PARTITION BY province ORDER BY {order}) AS prn "
-            f"FROM {table} WHERE event_id = %s AND eligible = %s) AS r "
-            f"WHERE {table}.id = r.id AND ({table}.{rank} IS NULL OR {table}.{rank} <> r.rn "
-            f"OR {table}.{province_rank} IS NULL OR {table}.{province_rank} <> r.prn)",
-            [event.pk, True],
-        )
-
-
-def _champion(event: Event) -> Player | None:
-    """The row ranked 1: the first eligible row in ranking order (read on the index)."""
-    row = (
-        Standing.objects.filter(event=event, eligible=True)
-        .order_by(*ranking_order(event.season))
-        .select_related("player")
-        .first()
-    )
-    return row.player if row else None
 
 
 def _fed_event(event: Event) -> Event | None:
@@ -139,47 +117,68 @@ def _fed_event(event: Event) -> Event | None:
     return None if fed.status == EventStatus.CANCELLED else fed
 
 
-def _bases(event: Event) -> dict[int, Basis]:
-    """Who advances from ``event`` (finalised ranks), keyed by player pk."""
-    quota = event_quota(event)
-    if _fed_event(event) is None or (quota.national == 0 and quota.per_province == 0):
-        return {}
-    candidates = (
-        Standing.objects.filter(event=event, eligible=True)
-        .filter(Q(rank__lte=quota.national) | Q(province_rank__lte=quota.per_province))
-        .values_list("player_id", "player_key", "province", "rank", "province_rank")
-    )
-    pks = {key: pk for pk, key, *_ in candidates}
-    chosen = advance([RankedRow(*row[1:]) for row in candidates], quota)
-    return {pks[key]: basis for key, basis in chosen.items()}
+def _rank(event: Event) -> tuple[Player | None, dict[int, Basis]]:
+    """The champion and who advances (bases keyed by player pk), from one window query over
+    the national top X (at least 1: the champion) and each province's top Y."""
+    quota = event_quota(event) if _fed_event(event) is not None else Quota(0, 0)
+    top = leaderboard_top(event, national=max(quota.national, 1), per_province=quota.per_province)
+    champion = Player.objects.get(pk=top[0].player_id) if top else None
+    pks = {row.player: row.player_id for row in top}
+    return champion, {pks[key]: basis for key, basis in advance(top, quota).items()}
+
+
+def _write_bases(event: Event, bases: list[tuple[int, Basis]]) -> None:
+    """Mark these players advanced, with their ranks and lists: one prepared UPDATE per row,
+    sent together (psycopg pipelines ``executemany``)."""
+    quote = connection.ops.quote_name
+    columns = ("advanced", "rank", "province_rank", "by_national", "by_province")
+    assign = ", ".join(f"{quote(column)} = %s" for column in columns)
+    with connection.cursor() as cursor:
+        cursor.executemany(
+            f"UPDATE {quote(Standing._meta.db_table)} SET {assign} "  # noqa: S608
+            f"WHERE {quote('event_id')} = %s AND {quote('player_id')} = %s",
+            [
+                (
+                    True,
+                    basis.national_rank,
+                    basis.province_rank,
+                    basis.by_national,
+                    basis.by_province,
+                    event.pk,
+                    pk,
+                )
+                for pk, basis in bases
+            ],
+        )
 
 
 def _set_flags(event: Event, bases: dict[int, Basis], outcome: Outcome, *, refreeze: bool) -> None:
-    """Set the advancement flags; before a first freeze nobody has advanced yet."""
-    old = (
-        {
-            pk: (key, by_national, by_province)
-            for pk, key, by_national, by_province in Standing.objects.filter(
-                event=event, advanced=True
-            ).values_list("player_id", "player_key", "by_national", "by_province")
+    """Write the advancing rows; on a re-freeze only those that moved, and clear the rows
+    that no longer advance. Before a first freeze nobody has advanced yet."""
+    old: dict[int, tuple[str, tuple[int | None, int | None, bool, bool]]] = {}
+    if refreeze:
+        rows = Standing.objects.filter(event=event, advanced=True).values_list(
+            "player_id", "player_key", "rank", "province_rank", "by_national", "by_province"
+        )
+        old = {
+            pk: (key, (rank, prank, national, province))
+            for pk, key, rank, prank, national, province in rows
         }
-        if refreeze
-        else {}
-    )
     removed = sorted(set(old) - set(bases))
     if removed:
         Standing.objects.filter(event=event, player_id__in=removed).update(
-            advanced=False, by_national=False, by_province=False
+            advanced=False, by_national=False, by_province=False, rank=None, province_rank=None
         )
-    groups: dict[tuple[bool, bool], list[int]] = defaultdict(list)
-    for pk, basis in bases.items():
-        flags = (basis.by_national, basis.by_province)
-        if old.get(pk, (None, None, None))[1:] != flags:
-            groups[flags].append(pk)
-    for (by_national, by_province), pks in sorted(groups.items()):
-        Standing.objects.filter(event=event, player_id__in=pks).update(
-            advanced=True, by_national=by_national, by_province=by_province
-        )
+    _write_bases(
+        event,
+        [
+            (pk, basis)
+            for pk, basis in sorted(bases.items())
+            if pk not in old
+            or old[pk][1]
+            != (basis.national_rank, basis.province_rank, basis.by_national, basis.by_province)
+        ],
+    )
     outcome.advanced_added = sorted(b.player for pk, b in bases.items() if pk not in old)
     outcome.advanced_removed = sorted(old[pk][0] for pk in removed)
 
@@ -294,15 +293,14 @@ def _titles(
 
 
 def _settle(event: Event, *, by: User | None, reason: str, refreeze: bool) -> Outcome:
-    """Freeze ranks, then champion, advancement, entries and titles; ``event`` is locked."""
+    """Rank, then champion, advancement, entries and titles; ``event`` is locked."""
+    _check_database()
     before = event.champion
-    _freeze_ranks(event, clear_ineligible=refreeze)
-    after = _champion(event)
+    after, bases = _rank(event)
     outcome = Outcome(
         champion_before=before.external_id if before else None,
         champion_after=after.external_id if after else None,
     )
-    bases = _bases(event)
     _set_flags(event, bases, outcome, refreeze=refreeze)
     _sync_entries(event, bases, outcome)
     event.champion = after
@@ -312,7 +310,7 @@ def _settle(event: Event, *, by: User | None, reason: str, refreeze: bool) -> Ou
 
 
 def event_refreeze(*, event: Event, by: User | None, reason: str) -> Outcome:
-    """Re-rank a finalised event after a correction and move everything downstream.
+    """Re-finalise an event after a correction and move everything downstream.
 
     Runs inside the caller's transaction with ``event`` locked by the caller."""
     outcome = _settle(event, by=by, reason=reason, refreeze=True)
@@ -358,7 +356,28 @@ def event_finalise(
         locked.leaderboard_version = F("leaderboard_version") + 1
         locked.save(update_fields=["status", "finalised_at", "finalised_by", "leaderboard_version"])
         locked.refresh_from_db()
+        _announce(locked)
     return FinaliseResult(locked, True, locked.champion, _advanced_count(locked))
+
+
+def _announce(event: Event) -> None:
+    """After the finalisation commits: the event's integrity audit (SPEC §7: after each event
+    closes) and the partners' ``event.finalised`` webhook."""
+    from integrity.tasks import audit_event_enqueue
+    from webhooks.services import webhook_emit
+
+    audit_event_enqueue(event)
+    webhook_emit(
+        event_type="event.finalised",
+        payload={
+            "event": event.code,
+            "kind": event.kind,
+            "station": event.station,
+            "city": event.city,
+            "champion": event.champion.external_id if event.champion else None,
+            "finalised_at": event.finalised_at.isoformat() if event.finalised_at else None,
+        },
+    )
 
 
 def _advanced_count(event: Event) -> int:

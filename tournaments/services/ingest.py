@@ -134,30 +134,44 @@ def _stored_digests(record_ids: Sequence[str]) -> dict[str, str]:
     return stored
 
 
+def _encodable(text: str) -> bool:
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _check(
     records: Sequence[object], indexes: Sequence[int], rules: RecordRules, out: _Outcomes
 ) -> list[_Pending]:
     """Validate a batch: known ids become duplicates or conflicts, the rest are checked."""
-    heads: list[tuple[int, dict[str, Any], str]] = []
+    heads: list[tuple[int, dict[str, Any], str, str]] = []
     for index, record in zip(indexes, records, strict=True):
         try:
             record_id = record_id_of(record)
         except RecordError as exc:
             out.rejected.append(Rejection(index, None, exc.field, exc.reason))
             continue
-        heads.append((index, cast(dict[str, Any], record), record_id))
-    stored = _stored_digests([record_id for _, _, record_id in heads])
-    rules.load({r["event"] for _, r, _ in heads if isinstance(r.get("event"), str)})
+        try:
+            # Before any query: text that is not valid Unicode (a lone surrogate) cannot be
+            # sent to the database, not even as the id or event code to look up.
+            digest = record_digest(record)
+        except (UnicodeEncodeError, RecursionError) as exc:
+            shown = record_id if _encodable(record_id) else None
+            reason = (
+                "holds text that is not valid Unicode"
+                if isinstance(exc, UnicodeEncodeError)
+                else "is nested too deeply"
+            )
+            out.rejected.append(Rejection(index, shown, "record", reason))
+            continue
+        heads.append((index, cast(dict[str, Any], record), record_id, digest))
+    stored = _stored_digests([record_id for _, _, record_id, _ in heads])
+    rules.load({r["event"] for _, r, _, _ in heads if isinstance(r.get("event"), str)})
     first: dict[str, tuple[int, str]] = {}
     pending: list[_Pending] = []
-    for index, record, record_id in heads:
-        try:
-            digest = record_digest(record)
-        except UnicodeEncodeError:
-            out.rejected.append(
-                Rejection(index, record_id, "record", "holds text that is not valid Unicode")
-            )
-            continue
+    for index, record, record_id, digest in heads:
         known = stored.get(record_id)
         earlier = first.get(record_id)
         if known is not None:

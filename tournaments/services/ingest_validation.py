@@ -59,6 +59,7 @@ MAX_NAME = 64
 MAX_DEVICE = 64
 MAX_CLIENT = 32
 MAX_HAND_TEXT = 400  # Seat.hand
+MAX_LOG_DEPTH = 64  # nesting of the optional move log
 MIN_SEATS, MAX_SEATS = 2, 10
 MODES = ("singles", "doubles")
 ENDINGS = ("out", "time")
@@ -163,6 +164,10 @@ class RecordRules:
 
     def load(self, codes: Iterable[str]) -> None:
         missing = {code for code in codes if code not in self._events}
+        for code in [code for code in missing if "\x00" in code]:
+            # Names no event, and PostgreSQL cannot even be asked: text cannot hold NUL.
+            self._events[code] = None
+            missing.discard(code)
         if not missing:
             return
         for event in Event.objects.select_related("season").filter(code__in=missing):
@@ -266,14 +271,22 @@ def _text(value: object, field: str, limit: int, *, blank: bool = False) -> str:
     return value
 
 
-def _has_nul(value: object) -> bool:
-    if isinstance(value, str):
-        return "\x00" in value
-    if isinstance(value, list):
-        return any(map(_has_nul, value))
-    if isinstance(value, dict):
-        return any(_has_nul(key) or _has_nul(item) for key, item in value.items())
-    return False
+def _log_problem(log: object) -> str | None:
+    """Why the move log cannot be stored, or None: a NUL in any string (key or value), or
+    nesting deeper than MAX_LOG_DEPTH. Walked without recursion, so no log is too deep to
+    check (a RecursionError would be a server error)."""
+    stack: list[tuple[object, int]] = [(log, 0)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, str):
+            if "\x00" in value:
+                return "holds a NUL character (\\u0000), which cannot be stored"
+        elif isinstance(value, list | dict):
+            if depth >= MAX_LOG_DEPTH:
+                return f"nested deeper than {MAX_LOG_DEPTH} levels"
+            items = [*value.keys(), *value.values()] if isinstance(value, dict) else value
+            stack.extend((item, depth + 1) for item in items)
+    return None
 
 
 @lru_cache(maxsize=65536)
@@ -472,8 +485,9 @@ def check_record(record: object, rules: RecordRules, *, digest: str) -> CheckedG
                 )
 
     log = record.get("log")
-    if _has_nul(log):
-        raise RecordError("log", "holds a NUL character (\\u0000), which cannot be stored")
+    problem = _log_problem(log)
+    if problem:
+        raise RecordError("log", problem)
 
     hand_points = [row[5] for row in checked]
     if singles:
