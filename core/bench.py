@@ -86,3 +86,6 @@ def write_json(results: list[Result], path: str, *, scale: float, machine: str) 
             ensure_ascii=False,
             indent=2,
         )
+
+
+from core import bench_read  # noqa: E402,F401  (registers the "read" stage)

@@ -6,10 +6,12 @@ The embedded default needs nothing: SQLite in ``var/db.sqlite3``, jobs run in-pr
 ``CELERY_BROKER_URL=redis://…`` a real broker.
 """
 
+from datetime import timedelta
 from pathlib import Path
 
 import environ
 from celery.schedules import crontab
+from csp.constants import NONE, SELF, UNSAFE_INLINE
 from django.utils.translation import gettext_lazy as _
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
@@ -37,6 +39,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "django_celery_beat",
     "simple_history",
+    "axes",
     "core",
     "accounts",
     "tournaments",
@@ -50,6 +53,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "core.middleware.RejectNulMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -59,6 +63,9 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "simple_history.middleware.HistoryRequestMiddleware",
+    "csp.middleware.CSPMiddleware",
+    # Last, as django-axes asks: turns a locked-out sign-in into its 429 answer.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -101,6 +108,26 @@ else:
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 AUTH_USER_MODEL = "accounts.User"
 
+# Argon2id first (new and re-hashed passwords); the others still verify older hashes.
+PASSWORD_HASHERS = [
+    "django.contrib.auth.hashers.Argon2PasswordHasher",
+    "django.contrib.auth.hashers.PBKDF2PasswordHasher",
+    "django.contrib.auth.hashers.PBKDF2SHA1PasswordHasher",
+    "django.contrib.auth.hashers.ScryptPasswordHasher",
+]
+
+# Sign-in lockout (django-axes, accounts.backends): 5 failures of one username from one
+# address lock that pair out for an hour (the answer is 429).
+AUTHENTICATION_BACKENDS = [
+    "accounts.backends.LockoutBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env.int("AXES_FAILURE_LIMIT", default=5)
+AXES_COOLOFF_TIME = timedelta(hours=env.float("AXES_COOLOFF_HOURS", default=1.0))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_VERBOSE = False  # failures and lockouts are logged as JSON by core.authlog instead
+
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -141,8 +168,14 @@ REST_FRAMEWORK = {
     "PAGE_SIZE": 50,
     "EXCEPTION_HANDLER": "core.api.exception_handler",
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["core.parsers.StrictJSONParser"],
+    "DEFAULT_THROTTLE_CLASSES": ["core.throttling.WriteRateThrottle"],
 }
+# Writes per user (or per address when anonymous): core.throttling; 429 beyond it.
+API_WRITE_RATE = env.str("API_WRITE_RATE", default="600/min")
+# Request bodies: a batch of 1,000 game records with sessions is about 1 MB; 8 MB leaves
+# room for move logs. Larger: 413 (core.api), nothing written.
+DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("DATA_UPLOAD_MAX_MEMORY_SIZE", default=8 * 1024 * 1024)
 API_TOKEN_TTL_DAYS = env.int("API_TOKEN_TTL_DAYS", default=90)
 
 SPECTACULAR_SETTINGS = {
@@ -154,6 +187,10 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "core.schema.postprocess_partial_times",
+    ],
 }
 
 # --- Celery (config/celery_app.py reads every CELERY_* setting) ---------------------------------
@@ -179,16 +216,45 @@ LOGGING = {
     "disable_existing_loggers": False,
     "formatters": {
         "plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"},
+        "json": {"()": "core.logs.JsonFormatter"},
     },
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "formatter": "plain"},
+        "json": {"class": "logging.StreamHandler", "formatter": "json"},
+    },
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
+    # Security events (auth failures, lockouts) as one JSON object a line: core.logs.
+    "loggers": {"unotour": {"handlers": ["json"], "level": "INFO", "propagate": False}},
 }
 
 LOGIN_URL = "admin:login"
 
+# --- Content Security Policy (django-csp) -------------------------------------------------------
+# Scripts only from this origin: the pages have no inline script (data travels in
+# json_script blocks, which do not execute). Styles also allow inline: ECharts tooltips,
+# htmx's indicator style and Redoc inject them. An inline script would need
+# ``nonce="{{ request.csp_nonce }}"`` and NONCE in script-src. docs/reliability.md.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF, UNSAFE_INLINE],
+        "img-src": [SELF, "data:"],
+        "font-src": [SELF],
+        "connect-src": [SELF],
+        "worker-src": [SELF, "blob:"],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    },
+}
+
 # --- Titles (SPEC §6, §8) ------------------------------------------------------------------------
 # Approve clean pending grants this many days after they were recorded (None: off).
 TITLES_AUTO_APPROVE_AFTER_DAYS = env.int("TITLES_AUTO_APPROVE_AFTER_DAYS", default=None)
+# A grant from an event is decidable only once the event's integrity audit has completed.
+TITLES_REQUIRE_EVENT_AUDIT = env.bool("TITLES_REQUIRE_EVENT_AUDIT", default=True)
 # Beat schedule (Asia/Shanghai, CELERY_TIMEZONE); the DatabaseScheduler syncs it into the DB.
 CELERY_BEAT_SCHEDULE = {
     "titles-expire": {"task": "titles.expire", "schedule": crontab(minute=5, hour=0)},

@@ -1,0 +1,50 @@
+"""A real Celery worker (solo pool) for the fault test, whose audits can be made slow.
+
+Run as ``python -m tests.reliability.audit_worker QUEUE``, with ``DATABASE_URL`` (the test
+database), ``RELIABILITY_BROKER`` (Redis) and ``AUDIT_SLEEP`` (seconds the detectors take
+longer than they need, 0 for none) in the environment. It is ``celery -A config.celery_app
+worker -P solo -Q QUEUE`` with one difference made before the worker starts: the in-memory
+detector step of ``integrity.services.audits`` sleeps first, so a test can kill the worker
+while an audit is surely running (its run row says ``running``). The broker's visibility
+timeout is 5 s, so a message whose worker died is delivered again within seconds.
+"""
+
+import os
+import sys
+import time
+from typing import Any
+
+
+def main(queue: str) -> None:
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.test")
+    import django
+
+    django.setup()
+    from config.celery_app import app
+    from integrity.services import audits
+
+    pause = float(os.environ.get("AUDIT_SLEEP", "0"))
+    detectors = audits.audit
+
+    def slow_audit(*args: Any, **kwargs: Any) -> Any:
+        time.sleep(pause)
+        return detectors(*args, **kwargs)
+
+    audits.audit = slow_audit  # type: ignore[assignment]
+    app.conf.update(
+        broker_url=os.environ["RELIABILITY_BROKER"],
+        task_always_eager=False,
+        broker_transport_options={
+            "visibility_timeout": 5,
+            "unacked_restore_interval": 1,
+            "unacked_restore_throttle": 1,
+        },
+        worker_prefetch_multiplier=1,
+    )
+    app.worker_main(
+        ["worker", "-P", "solo", "-Q", queue, "-l", "INFO", "--without-gossip", "--without-mingle"]
+    )
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

@@ -1,0 +1,125 @@
+"""Fixtures for the reliability tests: a seeded tour, one signed-in client per role, and a
+way to write figures to CI's log.
+
+The tour is ``tests.web.tour.build_tour`` (a season with finalised and live stations, titles
+in every state, an open integrity case whose evidence and seats carry the session strings
+``SECRET_IP`` / ``SECRET_DEVICE`` / ``SECRET_CLIENT``), plus what the API's other paths
+need: a seated event with a round, an appeal, and a player's own account. It is built once
+per module inside a transaction rolled back afterwards.
+"""
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import Group
+from django.db import transaction
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+from accounts.models import ApiToken, User
+from accounts.roles import ORGANISER
+from integrity.models import Appeal, Case
+from tests.tournaments.factories import local, make_event
+from tests.web.tour import NOW, Tour, build_tour
+from titles.models import TitleTerm
+from tournaments.models import Entry
+from tournaments.services.seated import seated_round_create
+
+ROLES = ("anonymous", "player", "organiser", "reviewer", "admin")
+
+
+@dataclass
+class Seeded:
+    tour: Tour
+    users: dict[str, User | None]
+    tokens: dict[str, str | None]
+    params: dict[str, Any]  # path parameters by kind: year, event, seated, player, ...
+
+    def client(self, role: str) -> APIClient:
+        client = APIClient()
+        token = self.tokens[role]
+        if token is not None:
+            client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+        return client
+
+
+def seed() -> Seeded:
+    """Build the tour and the extras (the clock must stand at ``NOW``)."""
+    tour = build_tour()
+    seated = make_event(
+        tour.season,
+        "2021-NC",
+        "championship",
+        format="seated",
+        open_entry=False,
+        starts_at=local(2021, 2, 8, 10),
+        ends_at=local(2021, 2, 8, 23),
+    )
+    entrants = sorted(tour.players.values(), key=lambda p: p.external_id)[:8]
+    Entry.objects.bulk_create([Entry(event=seated, player=p, basis="invited") for p in entrants])
+    seated_round_create(event=seated, by=tour.reviewer, seed=7)
+    case = Case.objects.get()
+    appeal = Appeal.objects.create(
+        case=case, player=case.caseplayer_set.first().player, statement="not me"
+    )
+    organiser = User.objects.create_user(username="matrix-org", password="pw-for-tests-only")
+    organiser.groups.add(Group.objects.get(name=ORGANISER))
+    own = User.objects.create_user(username="matrix-player", password="pw-for-tests-only")
+    player = tour.players["p0000001"]
+    player.user = own
+    player.save(update_fields=["user"])
+    admin = User.objects.create_superuser("matrix-admin", password="pw-for-tests-only")
+    users: dict[str, User | None] = {
+        "anonymous": None,
+        "player": own,
+        "organiser": organiser,
+        "reviewer": tour.reviewer,
+        "admin": admin,
+    }
+    tokens = {
+        role: None if user is None else ApiToken.issue(user=user, name=role)[1]
+        for role, user in users.items()
+    }
+    term = TitleTerm.objects.filter(player=player).order_by("start").first()
+    assert term is not None
+    params = {
+        "year": tour.season.year,
+        "event": tour.live.code,
+        "seated": seated.code,
+        "round": 1,
+        "table": 1,
+        "player": player.external_id,
+        "qualification": tour.pending.pk,
+        "case": case.pk,
+        "appeal": appeal.pk,
+        "term": term.code,
+    }
+    return Seeded(tour=tour, users=users, tokens=tokens, params=params)
+
+
+@pytest.fixture(scope="module")
+def seeded_module(django_db_setup: Any, django_db_blocker: Any) -> Iterator[Seeded]:
+    with pytest.MonkeyPatch.context() as patch, django_db_blocker.unblock():
+        patch.setattr(timezone, "now", lambda: NOW)
+        with transaction.atomic():
+            yield seed()
+            transaction.set_rollback(True)
+
+
+@pytest.fixture
+def seeded(seeded_module: Seeded, db: Any, monkeypatch: pytest.MonkeyPatch) -> Seeded:
+    monkeypatch.setattr(timezone, "now", lambda: NOW)
+    return seeded_module
+
+
+@pytest.fixture
+def ci_log(capsys: pytest.CaptureFixture[str]) -> Callable[[str], None]:
+    """``ci_log(line)``: print past pytest's capture, so the figure shows in CI's log."""
+
+    def write(line: str) -> None:
+        with capsys.disabled():
+            print(f"\n[reliability] {line}")
+
+    return write
