@@ -113,6 +113,8 @@ class PlayerTitle(models.Model):
     ``valid_until`` is the last valid day of the latest Master term (also kept for a
     Lifetime Master); ``terms`` lists every term as ``{"start", "valid_until", "sources",
     "code"}``. ``status`` is ``lapsed`` once the latest term has ended (the daily sweep).
+    ``fingerprint`` hashes the replay this row, the player's terms and history were last
+    materialised from (``titles.recompute``); ``None`` when unknown.
     """
 
     player = models.OneToOneField(
@@ -122,6 +124,7 @@ class PlayerTitle(models.Model):
     valid_until = models.DateField(null=True, blank=True)
     lifetime_since = models.DateField(null=True, blank=True)
     terms = models.JSONField(default=list, blank=True)
+    fingerprint = models.BigIntegerField(null=True, blank=True)
     updated_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
@@ -146,14 +149,25 @@ class TitleTerm(models.Model):
     sanction), so its code still verifies — as no longer valid.
     """
 
-    # Indexed by the unique (player, start) constraint.
+    # Indexed by the unique (player, start) constraint. No database foreign key here nor on
+    # TitleChange.player: replaying 1,000,000 qualifications writes ~370,000 terms and
+    # ~1,300,000 history rows, and checking each row's player (one lookup per row, at once
+    # or at commit) cost about as much as writing the rows (manage.py bench titles).
+    # Nothing is lost: only titles.recompute and titles.services write these rows, under
+    # the player's locked PlayerTitle row (whose foreign key is checked), and a player with
+    # titles has qualifications or revocations, which PROTECT them from deletion in the ORM
+    # and in the database. Django still cascades a deleted player to these rows.
     player = models.ForeignKey(
-        "accounts.Player", on_delete=models.CASCADE, related_name="terms", db_index=False
+        "accounts.Player",
+        on_delete=models.CASCADE,
+        related_name="terms",
+        db_index=False,
+        db_constraint=False,
     )
     start = models.DateField()
     valid_until = models.DateField()
     sources = models.JSONField(default=list)
-    code = models.CharField(max_length=16, unique=True)
+    code = models.CharField(max_length=16)
     state = models.CharField(max_length=8, choices=TermState.choices)
     updated_at = models.DateTimeField(default=timezone.now)
 
@@ -161,6 +175,12 @@ class TitleTerm(models.Model):
         ordering = ["player_id", "start"]
         constraints = [
             models.UniqueConstraint(fields=["player", "start"], name="term_once_per_start"),
+            # One byte-wise index (PostgreSQL) instead of unique=True's two (plain and LIKE):
+            # it serves the lookup by code, and codes are random, so each insert descends
+            # the btree, cheaper without collation.
+            models.UniqueConstraint(
+                fields=["code"], name="term_code_once", opclasses=["varchar_pattern_ops"]
+            ),
         ]
         indexes = [models.Index(fields=["state", "valid_until"])]
 
@@ -198,15 +218,25 @@ class TitleChange(models.Model):
     """
 
     player = models.ForeignKey(
-        "accounts.Player", on_delete=models.CASCADE, related_name="title_changes"
+        "accounts.Player",
+        on_delete=models.CASCADE,
+        related_name="title_changes",
+        db_constraint=False,  # see TitleTerm.player
     )
     kind = models.CharField(max_length=10, choices=ChangeKind.choices)
     on = models.DateField()
     valid_until = models.DateField(null=True, blank=True)
     source = models.CharField(max_length=200, blank=True)
     note = models.CharField(max_length=200, blank=True)
-    retracts = models.OneToOneField(
-        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="retraction"
+    # At most one retraction per entry (the partial unique index below, which also serves
+    # ``retraction__isnull``): almost every entry retracts nothing, so the index skips them.
+    retracts = models.ForeignKey(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="retraction",
+        db_index=False,
     )
     by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -221,6 +251,13 @@ class TitleChange(models.Model):
 
     class Meta:
         ordering = ["player_id", "at", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["retracts"],
+                condition=models.Q(retracts__isnull=False),
+                name="change_retracted_once",
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"{self.player_id} {self.kind} {self.on} {self.source}"

@@ -16,12 +16,21 @@ writes only what differs from the previous materialisation:
   the history is added, and each live one the replay no longer produces gets a
   ``retracted`` row. A recompute with no change writes nothing.
 
-:func:`titles_recompute_all` replays every player in ranges of player ids (one query of
-approved qualifications per range, ordered by player) through the same code, and gives
+**Fingerprint.** ``PlayerTitle.fingerprint`` is a 64-bit hash of the replay output the
+player was last materialised from (:func:`fingerprint`: changes, terms, Lifetime; never the
+day). A player whose replay hashes the same, whose stored status is today's and none of
+whose terms has a state other than today's is unchanged: their terms and history are not
+even read. This holds because only this module writes terms and replay history, always
+with the fingerprint, and the one other writer, the expiry sweep
+(:func:`titles.services.titles_expire`), changes only what the last two checks look at
+(``current`` → ``lapsed``, the status, and the lapse in the history).
+
+:func:`titles_recompute_all` replays every player, streaming the qualifications, and gives
 players who have approved qualifications but no title row yet (a bulk import) one.
 """
 
 import gc
+import hashlib
 import json
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
@@ -33,8 +42,9 @@ from operator import itemgetter
 from typing import Any
 
 from django.db import connection, transaction
-from django.db.models import Max, Min, Model, Q
+from django.db.models import Max, Min, Model, Q, QuerySet
 from django.utils import timezone
+from psycopg.types.json import set_json_dumps
 
 from accounts.models import Player, User
 from titles.domain.codes import term_code
@@ -53,32 +63,22 @@ from titles.models import (
     TitleTerm,
 )
 
+#: Players per transaction of :func:`titles_recompute_all`.
 CHUNK = 5000
+#: Qualification rows per fetch from the server-side cursor.
+STREAM_CHUNK = 50_000
 
 #: (kind, on, source, valid_until, note): what makes two history entries the same change.
 ChangeKey = tuple[str, date, str, date | None, str]
-#: A materialised ``PlayerTitle``: (status, valid_until, lifetime_since, terms).
-Current = tuple[str, date | None, date | None, list[dict[str, Any]]]
+#: A ``PlayerTitle`` as read or locked: (status, fingerprint).
+Locked = tuple[str, int | None]
+#: What a ``PlayerTitle`` shows: (status, valid_until, lifetime_since, terms).
+Shown = tuple[str, date | None, date | None, list[dict[str, Any]]]
+Row = tuple[Any, ...]
 
 _NO_HISTORY = replay(())
 ONE_DAY = timedelta(days=1)
-
-
-@dataclass(frozen=True, slots=True)
-class _Players:
-    """The players a recompute covers: a list of ids, or the id range ``[low, high)``."""
-
-    ids: tuple[int, ...] = ()
-    low: int = 0
-    high: int = 0
-
-    def q(self, field: str = "player_id") -> Q:
-        if self.ids:
-            return Q(**{f"{field}__in": self.ids})
-        return Q(**{f"{field}__gte": self.low, f"{field}__lt": self.high})
-
-
-_CURRENT = ("status", "valid_until", "lifetime_since", "terms")
+_SEP = "\0"
 
 
 def tour_today() -> date:
@@ -86,44 +86,71 @@ def tour_today() -> date:
     return tour_day(timezone.now())
 
 
-def titles_lock(player_ids: Iterable[int]) -> dict[int, Current]:
+def fingerprint(history: TitleHistory) -> int:
+    """A 64-bit hash of a replay's output — every change, every term, Lifetime — that is
+    the same in every process (``hash()`` is not)."""
+    parts = [
+        f"{c.kind}{_SEP}{c.on.toordinal()}{_SEP}{c.source}{_SEP}"
+        f"{c.valid_until.toordinal() if c.valid_until is not None else ''}{_SEP}{c.reason}"
+        for c in history.changes
+    ]
+    parts += [
+        f"{t.start.toordinal()}{_SEP}{t.valid_until.toordinal()}{_SEP}{_SEP.join(t.sources)}"
+        for t in history.terms
+    ]
+    if history.lifetime_since is not None:
+        parts.append(str(history.lifetime_since.toordinal()))
+    digest = hashlib.blake2b("\1".join(parts).encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big", signed=True)
+
+
+_EMPTY = fingerprint(_NO_HISTORY)
+
+
+def titles_lock(player_ids: Iterable[int]) -> dict[int, Locked]:
     """Lock the players' ``PlayerTitle`` rows, creating the missing ones; returns their
-    current materialisation, to pass to :func:`titles_recompute`.
+    status and fingerprint, to pass to :func:`titles_recompute`.
 
     Call inside a transaction, before touching the players' qualifications: it is the
     first lock every titles write takes. Existing rows are locked first, in player id
     order, then missing rows are inserted and locked in player id order — the same two
-    phases as :func:`titles_recompute_all`, so no two writers deadlock.
+    phases as :func:`titles_recompute_all`, so no two writers deadlock. A missing row is
+    the materialisation of no qualifications: status ``none``, the empty replay's
+    fingerprint.
     """
-    ids = sorted(set(player_ids))
-    locked = _lock_titles(_Players(ids=tuple(ids)))
-    missing = [pid for pid in ids if pid not in locked]
+    ids = tuple(sorted(set(player_ids)))
+    locked = _lock_titles(ids)
+    missing = tuple(pid for pid in ids if pid not in locked)
     if missing:
         PlayerTitle.objects.bulk_create(
-            [PlayerTitle(player_id=pid) for pid in missing], ignore_conflicts=True
+            [PlayerTitle(player_id=pid, fingerprint=_EMPTY) for pid in missing],
+            ignore_conflicts=True,
         )
-        locked.update(_lock_titles(_Players(ids=tuple(missing))))
+        locked.update(_lock_titles(missing))
     return locked
 
 
-def _lock_titles(players: _Players) -> dict[int, Current]:
+def _lock_titles(ids: tuple[int, ...]) -> dict[int, Locked]:
+    if not ids:
+        return {}
     rows = (
         PlayerTitle.objects.select_for_update()
-        .filter(players.q())
+        .filter(player_id__in=ids)
         .order_by("player_id")
-        .values_list("player_id", *_CURRENT)
+        .values_list("player_id", "status", "fingerprint")
     )
-    return {pid: tuple(current) for pid, *current in rows}
+    return {pid: (status, digest) for pid, status, digest in _fetch(rows)}
 
 
 def player_history(player_id: int) -> TitleHistory:
     """Replay one player's approved, non-voided qualifications (no lock, read only)."""
-    return _histories(_Players(ids=(player_id,))).get(player_id, _NO_HISTORY)
+    rows = _fetch(_approved().filter(player_id=player_id))
+    return _histories(rows).get(player_id, _NO_HISTORY)
 
 
 def titles_recompute(
     *,
-    titles: dict[int, Current],
+    titles: dict[int, Locked],
     by: User | None,
     reason: str,
     vanished: str = TermState.VOID,
@@ -132,14 +159,14 @@ def titles_recompute(
     """Replay the players of ``titles`` (as locked by :func:`titles_lock`) and write the
     difference. ``vanished`` is the state given to terms the replay no longer produces:
     ``void``, or ``revoked`` when a sanction caused it."""
-    _materialise(
-        players=_Players(ids=tuple(sorted(titles))),
-        current=titles,
-        today=today or tour_today(),
-        by=by,
-        reason=reason,
-        vanished=vanished,
+    today = today or tour_today()
+    where = Q(player_id__in=sorted(titles))
+    read = _Read(
+        titles=titles,
+        qualifications=_fetch(_approved().filter(where)),
+        stale=_stale(today, where),
     )
+    _write(_plan(read, today), today=today, by=by, reason=reason, vanished=vanished)
 
 
 def titles_recompute_all(
@@ -147,9 +174,14 @@ def titles_recompute_all(
 ) -> int:
     """Replay every player with qualifications or titles; returns the number replayed.
 
-    Players are taken in ranges of player ids, each in its own transaction: lock its title
-    rows, load its approved qualifications with one query ordered by player, replay, write
-    the differences in bulk. Idempotent: a second run writes nothing.
+    Reads come first, without locks: every title row (status, fingerprint) and the players
+    with a term whose state is not today's, then every approved qualification in one query
+    ordered by player, streamed (a server-side cursor). Players are replayed in ranges of
+    ``chunk`` player ids, each written in its own transaction: it locks the title rows of
+    the players to write and leaves alone those changed since they were read — their
+    writer materialised them, from qualifications at least as new as the stream's.
+    Idempotent: a second run writes nothing, and reads no terms or history of an
+    unchanged player.
     """
     today = tour_today()
     bounds = [
@@ -160,19 +192,22 @@ def titles_recompute_all(
     if not lows:
         return 0
     last = max(b["high"] for b in bounds if b["high"] is not None)
+    ends = list(range(min(lows) + chunk, last + chunk + 1, chunk))
+    titles = _fetch(
+        PlayerTitle.objects.order_by("player_id").values_list("player_id", "status", "fingerprint")
+    )
+    stale = _stale(today)
+    qualifications = _approved().iterator(chunk_size=STREAM_CHUNK)
+    reads = (
+        _Read(titles={pid: tuple(row) for pid, *row in rows}, qualifications=q, stale=stale)
+        for rows, q in zip(_by_range(titles, ends), _by_range(qualifications, ends), strict=True)
+    )
     replayed = 0
     with _gc_paused():
-        for low in range(min(lows), last + 1, chunk):
-            players = _Players(low=low, high=low + chunk)
+        for read in reads:
+            plan = _plan(read, today)
             with transaction.atomic():
-                replayed += _materialise(
-                    players=players,
-                    current=_lock_titles(players),
-                    today=today,
-                    by=by,
-                    reason=reason,
-                    vanished=TermState.VOID,
-                )
+                replayed += _write(plan, today=today, by=by, reason=reason, vanished=TermState.VOID)
     return replayed
 
 
@@ -189,15 +224,70 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-# --- loading and replaying -----------------------------------------------------------------
+# --- reading and replaying -----------------------------------------------------------------
 
 
-def _histories(players: _Players) -> dict[int, TitleHistory]:
-    rows = (
-        Qualification.objects.filter(players.q(), status=QualificationStatus.APPROVED)
+@dataclass(frozen=True, slots=True)
+class _Read:
+    """What a replay of some players starts from: their title rows as read (or locked),
+    their approved qualifications (rows of :func:`_approved`), players with stale terms."""
+
+    titles: dict[int, Locked]
+    qualifications: list[Row]
+    stale: set[int]
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """A replay of some players: ``replays`` holds (player, history, status, fingerprint)
+    of those whose materialisation may differ, in player id order."""
+
+    titles: dict[int, Locked]
+    replays: list[tuple[int, TitleHistory, str, int]]
+
+
+def _fetch(query: QuerySet[Any, Any]) -> list[Row]:
+    """All rows of a ``values_list`` query as the driver returns them (no per-row ORM)."""
+    sql, params = query.query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows: list[Row] = cursor.fetchall()
+        return rows
+
+
+def _by_range(rows: Iterable[Row], ends: list[int]) -> Iterator[list[Row]]:
+    """The rows (ordered by the player id they start with) below each of ``ends`` in turn."""
+    pending = iter(rows)
+    row = next(pending, None)
+    for end in ends:
+        taken = []
+        while row is not None and row[0] < end:
+            taken.append(row)
+            row = next(pending, None)
+        yield taken
+
+
+def _approved() -> QuerySet[Any, Any]:
+    return (
+        Qualification.objects.filter(status=QualificationStatus.APPROVED)
         .order_by("player_id", "on", "source")
         .values_list("player_id", "source", "on", "confers", "requires_valid_master")
     )
+
+
+def _stale(today: date, where: Q | None = None) -> set[int]:
+    """Players with a term whose state is not today's: ended but ``current`` (the expiry
+    sweep has not reached it) or ``lapsed`` but valid today."""
+    rows = TitleTerm.objects.filter(
+        Q(state=TermState.CURRENT, valid_until__lt=today)
+        | Q(state=TermState.LAPSED, valid_until__gte=today)
+    )
+    if where is not None:
+        rows = rows.filter(where)
+    return {pid for (pid,) in _fetch(rows.values_list("player_id"))}
+
+
+def _histories(rows: list[Row]) -> dict[int, TitleHistory]:
     return {
         player_id: replay(
             Replayed(source=source, on=on, confers=confers, requires_valid_master=requires)
@@ -207,10 +297,30 @@ def _histories(players: _Players) -> dict[int, TitleHistory]:
     }
 
 
-def _terms_of(players: _Players) -> dict[int, dict[date, tuple[Any, ...]]]:
+def _plan(read: _Read, today: date) -> _Plan:
+    """Replay the players read (no database). A player whose fingerprint and status match
+    and whose terms' states are today's is unchanged (module docstring)."""
+    histories = _histories(read.qualifications)
+    replays = []
+    for pid in sorted(read.titles.keys() | histories.keys()):
+        history = histories.get(pid, _NO_HISTORY)
+        status, digest = _status(history, today), fingerprint(history)
+        if read.titles.get(pid) != (status, digest) or pid in read.stale:
+            replays.append((pid, history, status, digest))
+    return _Plan(titles=read.titles, replays=replays)
+
+
+def _shown(ids: tuple[int, ...]) -> dict[int, Shown]:
+    rows = PlayerTitle.objects.filter(player_id__in=ids).values_list(
+        "player_id", "status", "valid_until", "lifetime_since", "terms"
+    )
+    return {pid: tuple(shown) for pid, *shown in rows}
+
+
+def _terms_of(ids: tuple[int, ...]) -> dict[int, dict[date, Row]]:
     """(id, valid_until, sources, code, state) of each term, by player and start."""
-    terms: dict[int, dict[date, tuple[Any, ...]]] = defaultdict(dict)
-    rows = TitleTerm.objects.filter(players.q()).values_list(
+    terms: dict[int, dict[date, Row]] = defaultdict(dict)
+    rows = TitleTerm.objects.filter(player_id__in=ids).values_list(
         "player_id", "start", "id", "valid_until", "sources", "code", "state"
     )
     for pid, start, *term in rows:
@@ -218,13 +328,13 @@ def _terms_of(players: _Players) -> dict[int, dict[date, tuple[Any, ...]]]:
     return terms
 
 
-def _live_changes_of(players: _Players) -> dict[int, dict[ChangeKey, int]]:
+def _live_changes_of(ids: tuple[int, ...]) -> dict[int, dict[ChangeKey, int]]:
     """The history entries of replay kinds that no later entry retracted."""
     live: dict[int, dict[ChangeKey, int]] = defaultdict(dict)
     rows = TitleChange.objects.filter(
-        players.q(), kind__in=REPLAY_KINDS, retraction__isnull=True
+        player_id__in=ids, kind__in=REPLAY_KINDS, retraction__isnull=True
     ).values_list("id", "player_id", "kind", "on", "source", "valid_until", "note")
-    for change_id, pid, kind, on, source, valid_until, note in rows:
+    for change_id, pid, kind, on, source, valid_until, note in _fetch(rows):
         live[pid][(kind, on, source, valid_until, note)] = change_id
     return live
 
@@ -232,81 +342,85 @@ def _live_changes_of(players: _Players) -> dict[int, dict[ChangeKey, int]]:
 # --- the desired state ----------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class _Desired:
-    status: str
-    valid_until: date | None
-    lifetime_since: date | None
-    terms: tuple[Term, ...]
-    changes: tuple[ChangeKey, ...]
-
-
-def _desired(history: TitleHistory, today: date) -> _Desired:
-    last = history.terms[-1] if history.terms else None
-    keys = [(c.kind, c.on, c.source, c.valid_until, c.reason) for c in history.changes]
+def _status(history: TitleHistory, today: date) -> str:
     status = history.status_on(today)
-    if status == TitleStatus.NONE and last is not None and last.valid_until < today:
-        status = TitleStatus.LAPSED.value
+    if status == TitleStatus.NONE and history.terms and history.terms[-1].valid_until < today:
+        return TitleStatus.LAPSED.value
+    return status
+
+
+def _changes(history: TitleHistory, today: date) -> list[ChangeKey]:
+    """The replay's changes, and the lapse of the last term once its day has come (earlier
+    lapses are in the replay's changes)."""
+    keys = [(c.kind, c.on, c.source, c.valid_until, c.reason) for c in history.changes]
+    last = history.terms[-1] if history.terms else None
     if last is not None and last.valid_until < today:
-        # The lapse of the last term once its day has come (earlier lapses are in changes).
         lapse = (LAPSED, last.valid_until + ONE_DAY, last.sources[-1], last.valid_until, "")
         keys.append(lapse)
         if len(keys) > 1 and keys[-2][1] > lapse[1]:
             keys.sort(key=itemgetter(1))  # stable: by day, then replay order
-    return _Desired(
-        status=status,
-        valid_until=last.valid_until if last is not None else None,
-        lifetime_since=history.lifetime_since,
-        terms=history.terms,
-        changes=tuple(keys),
-    )
+    return keys
 
 
 def _term_state(term: Term, today: date) -> str:
     return TermState.CURRENT if term.valid_until >= today else TermState.LAPSED
 
 
+_quote = json.encoder.encode_basestring_ascii
+
+
+def _json_list(items: Iterable[str]) -> str:
+    """JSON text of a list of strings (as ``json.dumps`` writes it, a few times faster)."""
+    return f"[{', '.join(map(_quote, items))}]"
+
+
 # --- writing the difference -----------------------------------------------------------------
 
 
-def _materialise(
-    *,
-    players: _Players,
-    current: dict[int, Current],
-    today: date,
-    by: User | None,
-    reason: str,
-    vanished: str,
-) -> int:
-    """Replay ``players`` and write what differs from their materialisation; returns the
-    number of players materialised.
+def _write(plan: _Plan, *, today: date, by: User | None, reason: str, vanished: str) -> int:
+    """Write what differs between ``plan`` and the materialisation; returns the number of
+    players materialised.
 
-    ``current`` holds the locked ``PlayerTitle`` rows. A player of an id range with
-    approved qualifications but no row yet (a bulk import) gets one inserted; if another
-    writer created it meanwhile, that writer materialised it and it is left alone.
+    The title rows of the planned players that have one are locked (a no-op for rows
+    :func:`titles_lock` locked); one that changed since it was read was materialised by
+    its writer and is left alone. The others are compared with their terms and live
+    history. A player with approved qualifications but no title row yet (a bulk import)
+    has neither terms nor history: they get a row, and all of it, inserted; if another
+    writer created the row meanwhile, that writer materialised the player and it is left
+    alone.
     """
-    histories = _histories(players)
-    old_terms = _terms_of(players)
-    live = _live_changes_of(players)
+    locked = _lock_titles(tuple(pid for pid, *_ in plan.replays if pid in plan.titles))
+    replays = [
+        replayed
+        for replayed in plan.replays
+        if replayed[0] not in plan.titles or locked.get(replayed[0]) == plan.titles[replayed[0]]
+    ]
+    known = {pid: locked[pid] for pid, *_ in replays if pid in locked}
+    ids = tuple(known)
+    shown, old_terms, live = {}, {}, {}
+    if ids:
+        shown, old_terms, live = _shown(ids), _terms_of(ids), _live_changes_of(ids)
     external: dict[int, str] = {}
-    if any(history.terms for history in histories.values()):
-        external = dict(Player.objects.filter(players.q("pk")).values_list("pk", "external_id"))
+    if any(history.terms for _, history, _, _ in replays):
+        players = Player.objects.filter(pk__in=[pid for pid, h, _, _ in replays if h.terms])
+        external = dict(_fetch(players.values_list("pk", "external_id")))
     now = connection.ops.adapt_datetimefield_value(timezone.now())
-    title_rows: list[tuple[Any, ...]] = []
-    new_titles: list[tuple[Any, ...]] = []
-    new_terms: list[tuple[Any, ...]] = []
-    term_rows: list[tuple[Any, ...]] = []
-    new_changes: list[tuple[Any, ...]] = []
-    newcomers: dict[int, tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]] = {}
-    for pid in sorted(current.keys() | histories.keys()):
-        want = _desired(histories.get(pid, _NO_HISTORY), today)
+    by_id = by.pk if by is not None else None
+    title_rows: list[Row] = []
+    digest_rows: list[Row] = []
+    new_titles: list[Row] = []
+    new_terms: list[Row] = []
+    term_rows: list[Row] = []
+    new_changes: list[Row] = []
+    newcomers: dict[int, tuple[list[Row], list[Row]]] = {}
+    for pid, history, status, digest in replays:
         terms_out, changes_out = new_terms, new_changes
-        if pid not in current:
+        if pid not in known:
             terms_out, changes_out = newcomers[pid] = ([], [])
         previous = old_terms.pop(pid, {})
-        terms_json = []
-        for term in want.terms:
-            sources = list(term.sources)
+        shown_terms = []
+        for term in history.terms:
+            sources = _json_list(term.sources)
             state = _term_state(term, today)
             row = previous.pop(term.start, None)
             if row is None:
@@ -314,61 +428,75 @@ def _materialise(
                 terms_out.append((pid, term.start, term.valid_until, sources, code, state, now))
             else:
                 term_id, valid_until, old_sources, code, old_state = row
-                if (valid_until, old_sources, old_state) != (term.valid_until, sources, state):
+                if (valid_until, old_sources, old_state) != (
+                    term.valid_until,
+                    list(term.sources),
+                    state,
+                ):
                     term_rows.append((term_id, term.valid_until, sources, state, now))
-            terms_json.append(
-                {
-                    "start": term.start.isoformat(),
-                    "valid_until": term.valid_until.isoformat(),
-                    "sources": sources,
-                    "code": code,
-                }
+            shown_terms.append(
+                f'{{"start": "{term.start.isoformat()}", '
+                f'"valid_until": "{term.valid_until.isoformat()}", '
+                f'"sources": {sources}, "code": {_quote(code)}}}'
             )
         for term_id, valid_until, old_sources, _, old_state in previous.values():
             if old_state not in (TermState.VOID, TermState.REVOKED):
-                term_rows.append((term_id, valid_until, old_sources, vanished, now))
+                term_rows.append((term_id, valid_until, _json_list(old_sources), vanished, now))
 
-        wanted = (want.status, want.valid_until, want.lifetime_since, terms_json)
-        if pid not in current:
-            new_titles.append((pid, *wanted, now))
-        elif current[pid] != wanted:
-            title_rows.append((pid, *wanted, now))
+        last = history.terms[-1] if history.terms else None
+        wanted = (
+            status,
+            last.valid_until if last is not None else None,
+            history.lifetime_since,
+            f"[{', '.join(shown_terms)}]",
+        )
+        if pid not in known:
+            new_titles.append((pid, *wanted, digest, now))
+        elif shown[pid] != (*wanted[:3], json.loads(wanted[3])):
+            title_rows.append((pid, *wanted, digest, now))
+        elif known[pid][1] != digest:
+            digest_rows.append((pid, digest))
 
+        want = _changes(history, today)
         old_changes = live.pop(pid, {})
-        keep = set(want.changes)
-        for key, change_id in sorted(old_changes.items(), key=itemgetter(1)):
-            if key not in keep:
-                kind, on, source, valid_until, note = key
-                changes_out.append(
-                    (pid, ChangeKind.RETRACTED.value, on, valid_until, source, note, change_id)
-                )
-        for kind, on, source, valid_until, note in want.changes:
-            if (kind, on, source, valid_until, note) not in old_changes:
-                changes_out.append((pid, kind, on, valid_until, source, note, None))
+        if old_changes:
+            keep = set(want)
+            retracted = ChangeKind.RETRACTED.value
+            for key, change_id in sorted(old_changes.items(), key=itemgetter(1)):
+                if key not in keep:
+                    kind, on, source, valid_until, note = key
+                    row = (pid, retracted, on, valid_until, source, note, change_id)
+                    changes_out.append((*row, by_id, now, reason))
+        changes_out.extend(
+            (pid, kind, on, valid_until, source, note, None, by_id, now, reason)
+            for kind, on, source, valid_until, note in want
+            if (kind, on, source, valid_until, note) not in old_changes
+        )
 
-    for pid in _insert_titles(new_titles):
-        terms_out, changes_out = newcomers[pid]
-        new_terms.extend(terms_out)
-        new_changes.extend(changes_out)
+    with _cursor() as cursor:
+        for pid in _insert_titles(cursor, new_titles):
+            new_terms.extend(newcomers[pid][0])
+            new_changes.extend(newcomers[pid][1])
+        _update(cursor, PlayerTitle, "player_id", _TITLE_COLUMNS, title_rows)
+        _update(cursor, PlayerTitle, "player_id", _FINGERPRINT_COLUMNS, digest_rows)
+        _update(cursor, TitleTerm, "id", _TERM_UPDATE_COLUMNS, term_rows)
+        _insert(cursor, TitleTerm, _TERM_COLUMNS, new_terms)
+        _insert(cursor, TitleChange, _CHANGE_COLUMNS, new_changes)
+    return len(plan.titles) + len(newcomers)
 
-    by_id = by.pk if by is not None else None
-    _update(PlayerTitle, "player_id", _TITLE_COLUMNS, title_rows)
-    _update(TitleTerm, "id", _TERM_UPDATE_COLUMNS, term_rows)
-    _insert(TitleTerm, _TERM_COLUMNS, new_terms)
-    _insert(TitleChange, _CHANGE_COLUMNS, [(*row, by_id, now, reason) for row in new_changes])
-    return len(current) + len(new_titles)
 
+# Bulk writes in SQL, through _cursor(). PostgreSQL: binary COPY — straight into the table
+# for new rows, into a temporary table for one set-based UPDATE or INSERT … ON CONFLICT;
+# elsewhere (SQLite): prepared statements row by row. Columns are (name, PostgreSQL type);
+# JSON values are JSON text.
 
-# Bulk writes in SQL. PostgreSQL: binary COPY — straight into the table for new rows, into a
-# temporary table for one set-based UPDATE or INSERT … ON CONFLICT; elsewhere (SQLite):
-# prepared statements row by row. Columns are (name, PostgreSQL type); JSON values are
-# Python objects.
-
+_FINGERPRINT_COLUMNS = [("fingerprint", "int8")]
 _TITLE_COLUMNS = [
     ("status", "text"),
     ("valid_until", "date"),
     ("lifetime_since", "date"),
     ("terms", "jsonb"),
+    *_FINGERPRINT_COLUMNS,
     ("updated_at", "timestamptz"),
 ]
 _TERM_UPDATE_COLUMNS = [
@@ -400,24 +528,24 @@ _CHANGE_COLUMNS = [
 ]
 
 
-def _as_text(columns: list[tuple[str, str]], rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
-    """Rows with their JSON values dumped to text (for prepared statements)."""
-    json_at = {i for i, (_, kind) in enumerate(columns) if kind == "jsonb"}
-    return [tuple(json.dumps(v) if i in json_at else v for i, v in enumerate(row)) for row in rows]
+@contextmanager
+def _cursor() -> Iterator[Any]:
+    """A cursor for the bulk writes: psycopg's own on PostgreSQL (for COPY), else Django's."""
+    with connection.cursor() as cursor:
+        yield cursor.cursor if connection.vendor == "postgresql" else cursor
 
 
-def _copy(
-    cursor: Any, table: str, columns: list[tuple[str, str]], rows: list[tuple[Any, ...]]
-) -> None:
+def _copy(cursor: Any, table: str, columns: list[tuple[str, str]], rows: list[Row]) -> None:
     """Binary COPY of ``rows`` into ``table`` (PostgreSQL)."""
     names = ", ".join(connection.ops.quote_name(name) for name, _ in columns)
-    with cursor.cursor.copy(f"COPY {table} ({names}) FROM STDIN (FORMAT BINARY)") as copy:
+    set_json_dumps(str, cursor)  # the values are JSON text already
+    with cursor.copy(f"COPY {table} ({names}) FROM STDIN (FORMAT BINARY)") as copy:
         copy.set_types([kind for _, kind in columns])
         for row in rows:
             copy.write_row(row)
 
 
-def _stage(cursor: Any, columns: list[tuple[str, str]], rows: list[tuple[Any, ...]]) -> str:
+def _stage(cursor: Any, columns: list[tuple[str, str]], rows: list[Row]) -> str:
     """COPY ``rows`` into a new temporary table (PostgreSQL); returns its name. The caller
     drops it; it is dropped at commit anyway."""
     quote = connection.ops.quote_name
@@ -430,7 +558,7 @@ def _stage(cursor: Any, columns: list[tuple[str, str]], rows: list[tuple[Any, ..
     return "titles_stage"
 
 
-def _insert_titles(rows: list[tuple[Any, ...]]) -> list[int]:
+def _insert_titles(cursor: Any, rows: list[Row]) -> list[int]:
     """Insert new ``PlayerTitle`` rows unless they exist; returns the players inserted."""
     if not rows:
         return []
@@ -440,59 +568,56 @@ def _insert_titles(rows: list[tuple[Any, ...]]) -> list[int]:
     names = ", ".join(quote(name) for name, _ in columns)
     insert = f"INSERT INTO {table} ({names}) "  # noqa: S608
     returning = " ON CONFLICT (player_id) DO NOTHING RETURNING player_id"
-    with connection.cursor() as cursor:
-        if connection.vendor == "postgresql":
-            stage = _stage(cursor, columns, rows)
-            cursor.execute(f"{insert}SELECT {names} FROM {stage}{returning}")  # noqa: S608
-            inserted = sorted(pid for (pid,) in cursor.fetchall())
-            cursor.execute(f"DROP TABLE {stage}")
-            return inserted
-        inserted = []
-        marks = ", ".join(["%s"] * len(columns))
-        for row in _as_text(columns, rows):
-            cursor.execute(f"{insert}VALUES ({marks}){returning}", row)
-            inserted.extend(pid for (pid,) in cursor.fetchall())
+    if connection.vendor == "postgresql":
+        stage = _stage(cursor, columns, rows)
+        cursor.execute(f"{insert}SELECT {names} FROM {stage}{returning}")  # noqa: S608
+        inserted = sorted(pid for (pid,) in cursor.fetchall())
+        cursor.execute(f"DROP TABLE {stage}")
         return inserted
+    inserted = []
+    marks = ", ".join(["%s"] * len(columns))
+    for row in rows:
+        cursor.execute(f"{insert}VALUES ({marks}){returning}", row)
+        inserted.extend(pid for (pid,) in cursor.fetchall())
+    return inserted
 
 
 def _update(
-    model: type[Model], key: str, columns: list[tuple[str, str]], rows: list[tuple[Any, ...]]
+    cursor: Any, model: type[Model], key: str, columns: list[tuple[str, str]], rows: list[Row]
 ) -> None:
     """``rows`` are ``(key, *values)`` in the order of ``columns``."""
     if not rows:
         return
     quote = connection.ops.quote_name
     table = quote(model._meta.db_table)
-    with connection.cursor() as cursor:
-        if connection.vendor == "postgresql":
-            stage = _stage(cursor, [(key, "int8"), *columns], rows)
-            assign = ", ".join(f"{quote(name)} = s.{quote(name)}" for name, _ in columns)
-            cursor.execute(
-                f"UPDATE {table} AS t SET {assign} FROM {stage} AS s "  # noqa: S608
-                f"WHERE t.{quote(key)} = s.{quote(key)}"
-            )
-            cursor.execute(f"DROP TABLE {stage}")
-            return
-        assign = ", ".join(f"{quote(name)} = %s" for name, _ in columns)
-        cursor.executemany(
-            f"UPDATE {table} SET {assign} WHERE {quote(key)} = %s",  # noqa: S608
-            [(*row[1:], row[0]) for row in _as_text([(key, "int8"), *columns], rows)],
+    if connection.vendor == "postgresql":
+        stage = _stage(cursor, [(key, "int8"), *columns], rows)
+        assign = ", ".join(f"{quote(name)} = s.{quote(name)}" for name, _ in columns)
+        cursor.execute(
+            f"UPDATE {table} AS t SET {assign} FROM {stage} AS s "  # noqa: S608
+            f"WHERE t.{quote(key)} = s.{quote(key)}"
         )
+        cursor.execute(f"DROP TABLE {stage}")
+        return
+    assign = ", ".join(f"{quote(name)} = %s" for name, _ in columns)
+    cursor.executemany(
+        f"UPDATE {table} SET {assign} WHERE {quote(key)} = %s",  # noqa: S608
+        [(*row[1:], row[0]) for row in rows],
+    )
 
 
 def _insert(
-    model: type[Model], columns: list[tuple[str, str]], rows: list[tuple[Any, ...]]
+    cursor: Any, model: type[Model], columns: list[tuple[str, str]], rows: list[Row]
 ) -> None:
     if not rows:
         return
     table = connection.ops.quote_name(model._meta.db_table)
-    with connection.cursor() as cursor:
-        if connection.vendor == "postgresql":
-            _copy(cursor, table, columns, rows)
-            return
-        names = ", ".join(connection.ops.quote_name(name) for name, _ in columns)
-        marks = ", ".join(["%s"] * len(columns))
-        cursor.executemany(
-            f"INSERT INTO {table} ({names}) VALUES ({marks})",  # noqa: S608
-            _as_text(columns, rows),
-        )
+    if connection.vendor == "postgresql":
+        _copy(cursor, table, columns, rows)
+        return
+    names = ", ".join(connection.ops.quote_name(name) for name, _ in columns)
+    marks = ", ".join(["%s"] * len(columns))
+    cursor.executemany(
+        f"INSERT INTO {table} ({names}) VALUES ({marks})",  # noqa: S608
+        rows,
+    )
