@@ -9,7 +9,6 @@ sanctioned tries to decide); list audit runs and trigger one (queued as a job).
 
 from typing import Any, cast
 
-from django.db import transaction
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -20,6 +19,7 @@ from rest_framework.views import APIView
 
 from accounts.models import Player, User
 from accounts.permissions import IsReviewer
+from core.broker import enqueue_or_fail
 from core.errors import NotFoundError
 from integrity import selectors
 from integrity.models import Appeal, AuditRun, Case, CaseEvent, CasePlayer, Flag
@@ -495,13 +495,11 @@ class AuditTriggerView(APIView):
             if event is None:
                 raise NotFoundError(f"No event {values['event']!r}.")
             key = event_key(event)
-            transaction.on_commit(lambda: audit_event_task.delay(event.pk))
+            enqueue_or_fail(audit_event_task, event.pk)
         else:
             key = window_key(values["first"], values["last"])
             start, end = day_window(values["first"], values["last"])
-            transaction.on_commit(
-                lambda: audit_window_task.delay(key, start.isoformat(), end.isoformat())
-            )
+            enqueue_or_fail(audit_window_task, key, start.isoformat(), end.isoformat())
         return Response(
             self.OutputSerializer({"key": key, "queued": True}).data,
             status=status.HTTP_202_ACCEPTED,

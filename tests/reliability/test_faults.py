@@ -10,8 +10,8 @@ down, a PostgreSQL backend terminated under the service.
   adds any.
 * **Broker down**: pages and reads are still served; a write that needs a job is refused
   with 503 by ``core.broker.enqueue_or_fail`` before anything is written, and queued when
-  the broker is back. The two API call sites that should use it are checked too (xfail until
-  they are switched: docs/reliability.md).
+  the broker is back. The two API call sites that need a job (finalise, audit trigger) are checked
+  too.
 * **PostgreSQL backend terminated** (PostgreSQL): ``pg_terminate_backend`` kills the
   service's connection; with ``CONN_HEALTH_CHECKS`` the next request reconnects and
   succeeds. Without them (the control), one request fails first.
@@ -296,11 +296,6 @@ def test_enqueue_or_fail_runs_the_job_in_process_when_jobs_are_eager(
     assert len(callbacks) == 1
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the call site still sends with .delay (500 when the broker is down); switch it to "
-    "core.broker.enqueue_or_fail (docs/reliability.md), then remove this mark",
-)
 @pytest.mark.parametrize("call_site", ["finalise", "audit-trigger"])
 @pytest.mark.django_db(transaction=True)
 def test_the_api_call_sites_needing_a_job_answer_503_when_the_broker_is_down(

@@ -12,6 +12,7 @@ from rest_framework.response import Response
 
 from accounts.models import Player
 from accounts.provinces import PROVINCE_SET
+from core.broker import enqueue_or_fail
 from core.errors import NotFoundError, ServiceError
 from tournaments.api.base import OrganiserWritesView, page_response, paginated
 from tournaments.api.seasons import PlayerRef
@@ -265,7 +266,7 @@ class FinaliseView(OrganiserWritesView):
         if event.is_finalised:
             return Response({"event": event.code, "status": "finalised"})
         event_finalise_check(event=event, force=force)
-        event_finalise_task.delay_on_commit(event.pk, request.user.pk, force)
+        enqueue_or_fail(event_finalise_task, event.pk, request.user.pk, force)
         return Response({"event": event.code, "status": "queued"}, status=202)
 
 
