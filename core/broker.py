@@ -10,8 +10,8 @@ caller's writes were saved), so the client learns that the work was not queued. 
 in-process (``CELERY_TASK_ALWAYS_EAGER``, local and test settings) there is no broker to
 check.
 
-Call sites: ``POST /api/events/{code}/finalise/`` and ``POST /api/integrity/runs/trigger/``
-(docs/reliability.md)."""
+Call sites: ``POST /api/events/{code}/finalise/``, ``POST /api/integrity/runs/trigger/`` and
+the events admin's "finalise" action (docs/reliability.md)."""
 
 import logging
 from typing import Any

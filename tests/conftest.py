@@ -92,3 +92,22 @@ def celery_worker_app(settings: Any) -> Iterator[Any]:
     finally:
         app.conf.update(task_always_eager=True, broker_url="", result_backend=None)
         _forget_connections(app)
+
+
+@pytest.fixture
+def event_log() -> Iterator[list[tuple[str, str, dict[str, Any]]]]:
+    """The structured log lines (``core.logs``) written during the test, as
+    ``(logger, event, fields)``; the ``unotour`` loggers do not propagate to the root."""
+    import logging
+
+    lines: list[tuple[str, str, dict[str, Any]]] = []
+    handler = logging.Handler()
+    handler.emit = lambda r: lines.append(  # type: ignore[method-assign]
+        (r.name, r.getMessage(), getattr(r, "fields", {}))
+    )
+    logger = logging.getLogger("unotour")
+    logger.addHandler(handler)
+    try:
+        yield lines
+    finally:
+        logger.removeHandler(handler)

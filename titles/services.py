@@ -14,12 +14,16 @@ deciding the same grant at once, one wins and the other gets a ``ConflictError``
 Rejecting also reverses an earlier approval (a rejected grant recomputes everything after
 it); approving also reverses an earlier rejection.
 
-The integrity hooks are placeholders the integrity issue fills in:
+The integrity hooks:
 
-* :func:`player_is_held` — an open integrity case holds a player's pending grants; it looks
-  for ``integrity.Case`` (``status="open"``, players in ``Case.players``) and answers
-  ``False`` while that model does not exist.
-* :func:`audit_is_clean` — answers ``True`` until the integrity app records audits.
+* :func:`player_is_held` — an open integrity case (``integrity.Case``, ``status="open"``)
+  holds its players' pending grants.
+* :func:`audit_is_clean` — the integrity audit of the grant's event has run and raised
+  nothing against its player (``settings.TITLES_REQUIRE_EVENT_AUDIT``).
+
+Every decision — a grant approved or rejected (by a reviewer, in bulk or automatically),
+titles revoked or restored — is also written as one structured log line (logger
+``unotour.titles``, ``core.logs``) when its transaction commits.
 """
 
 import logging
@@ -37,6 +41,7 @@ from django.utils import timezone
 
 from accounts.models import Player, User
 from core.errors import ConflictError, NotFoundError, ServiceError
+from core.logs import log_event_on_commit
 from titles.domain.dates import month_end
 from titles.domain.replay import LIFETIME, MASTER
 from titles.models import (
@@ -58,6 +63,7 @@ from titles.models import (
 from titles.recompute import titles_lock, titles_recompute, tour_today
 
 logger = logging.getLogger(__name__)
+decisions = logging.getLogger("unotour.titles")
 
 PENDING = QualificationStatus.PENDING
 APPROVED = QualificationStatus.APPROVED
@@ -97,11 +103,8 @@ def rules_ensure_defaults(**kwargs: Any) -> None:
 
 
 def player_is_held(player: Player) -> bool:
-    """Whether an open integrity case holds the player's pending grants (SPEC §6, §7).
-
-    Until the integrity app defines ``integrity.models.Case`` this is ``False``; then it is
-    an open case (``status="open"``) listing the player in ``Case.players``.
-    """
+    """Whether an open integrity case (``status="open"``) lists the player, holding their
+    pending grants (SPEC §6, §7). ``False`` where the integrity app is not installed."""
     if not apps.is_installed("integrity"):
         return False
     try:
@@ -404,6 +407,18 @@ def _decide(
                 detail={"reason": "stale", "status": current.status, "version": current.version},
             )
         titles_recompute(titles=titles, by=by, reason=reason)
+        log_event_on_commit(
+            decisions,
+            logging.INFO,
+            f"qualification_{to}",
+            qualification=qualification.pk,
+            player=qualification.player.external_id,
+            source=qualification.source,
+            on=qualification.on,
+            confers=qualification.confers,
+            by=by.username if by else None,
+            reason=reason,
+        )
     qualification.refresh_from_db()
     return qualification
 
@@ -544,6 +559,18 @@ def titles_revoke(
             reason=reason,
         )
         titles_recompute(titles=titles, by=by, reason=reason, vanished=TermState.REVOKED)
+        log_event_on_commit(
+            decisions,
+            logging.WARNING,
+            "titles_revoked",
+            player=player.external_id,
+            on=on,
+            revocation=revocation.pk,
+            case=case_ref or None,
+            voided=[pk for pk, _ in voided],
+            by=by.username if by else None,
+            reason=reason,
+        )
 
 
 def titles_restore(*, player: Player, revocation: Revocation, by: User | None, reason: str) -> None:
@@ -580,6 +607,17 @@ def titles_restore(*, player: Player, revocation: Revocation, by: User | None, r
             reason=reason,
         )
         titles_recompute(titles=titles, by=by, reason=reason)
+        log_event_on_commit(
+            decisions,
+            logging.WARNING,
+            "titles_restored",
+            player=player.external_id,
+            revocation=locked.pk,
+            case=locked.case_ref or None,
+            restored=sorted(set(still_voided) & set(prior)),
+            by=by.username if by else None,
+            reason=reason,
+        )
 
 
 # --- daily jobs (SPEC §8) ------------------------------------------------------------------

@@ -4,7 +4,8 @@ run in the form so errors show on their field.
 * Season: the ruleset as data, validated (``season_update_check``), with a reason for the log.
   Seasons are created with their calendar (``manage.py season_create`` or the API).
 * Event: list by season, kind and status; add one (``event_add``), move it (a new window) or
-  cancel it, with a reason; the "finalise" action queues ``event_finalise_task``.
+  cancel it, with a reason; the "finalise" action queues ``event_finalise_task`` (refused
+  with an error message, nothing queued, when the job queue is down: ``core.broker``).
 * Entry, Correction, CalendarChange, Game, Seat and the seated models: read-only. A seat's
   session (IP address, device, client) is personal data, shown to title reviewers only and
   never on list pages.
@@ -18,7 +19,8 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from accounts.roles import REVIEWER, has_role
-from core.errors import ServiceError
+from core.broker import enqueue_or_fail
+from core.errors import ServiceError, UnavailableError
 from tournaments.models import (
     CalendarChange,
     Correction,
@@ -289,10 +291,13 @@ class EventAdmin(admin.ModelAdmin):
                 continue
             try:
                 event_finalise_check(event=event, force=False)
+                enqueue_or_fail(event_finalise_task, event.pk, request.user.pk, False)
+            except UnavailableError as exc:
+                self.message_user(request, exc.message, messages.ERROR)
+                break  # the queue is down for the rest of the selection too
             except ServiceError as exc:
                 self.message_user(request, exc.message, messages.ERROR)
                 continue
-            event_finalise_task.delay_on_commit(event.pk, request.user.pk)
             queued.append(event.code)
         if queued:
             self.message_user(request, f"finalisation queued: {', '.join(queued)}")

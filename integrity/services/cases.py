@@ -7,7 +7,9 @@ Every step is one transaction that locks the case row first (``select_for_update
 checks the version the caller saw (``expected_version``, default the version of the case
 object passed in): of two reviewers acting on one case at once, one wins and the other gets
 a ``ConflictError`` (HTTP 409). The step bumps the version and writes a ``CaseEvent`` with
-who, when, why and what. Only reviewers (``accounts.roles.REVIEWER``) act.
+who, when, why and what, and the same as one structured log line (logger
+``unotour.integrity``, ``core.logs``) once it commits. Only reviewers
+(``accounts.roles.REVIEWER``) act.
 
 * :func:`case_take` — a reviewer takes an open case (``assigned_to``).
 * :func:`case_dismiss` — closes an open case; its players are ``cleared``.
@@ -30,6 +32,7 @@ Suspension is recorded on the sanction; enforcing it (refusing the account's gam
 game servers' business and not wired here.
 """
 
+import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -40,8 +43,11 @@ from django.utils import timezone
 from accounts.models import Player, User
 from accounts.roles import REVIEWER, has_role
 from core.errors import ConflictError, ServiceError
+from core.logs import log_event_on_commit
 from integrity.models import Appeal, Case, CaseEvent, CasePlayer, Sanction
 from tournaments.models import Event
+
+logger = logging.getLogger("unotour.integrity")
 
 Role = CasePlayer.Role
 
@@ -99,6 +105,16 @@ def _need_status(case: Case, *allowed: str) -> None:
 
 
 def _log(case: Case, action: str, by: User | None, reason: str, **data: Any) -> CaseEvent:
+    """The step in the case's history, and as a structured log line on commit."""
+    log_event_on_commit(
+        logger,
+        logging.WARNING if action == CaseEvent.Action.SANCTIONED else logging.INFO,
+        f"case_{action}",
+        case=case.pk,
+        by=by.username if by else None,
+        reason=reason,
+        **data,
+    )
     return CaseEvent.objects.create(case=case, action=action, by=by, reason=reason, data=data)
 
 

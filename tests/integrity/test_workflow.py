@@ -363,3 +363,55 @@ def test_dismissal_clears_the_players_and_releases_the_hold(
     assert set(CasePlayer.objects.filter(case=case).values_list("role", flat=True)) == {"cleared"}
     assert player_is_held(players["b"]) is False
     assert case.events.last().reason == "a shared family tablet"
+
+
+def test_sanctions_and_appeal_decisions_are_logged_on_commit(
+    opened: tuple[Case, Event, Event, dict[str, Player]],
+    reviewer: User,
+    reviewer2: User,
+    event_log: list[tuple[str, str, dict[str, Any]]],
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    case, monthly, quarterly, players = opened
+    event_log.clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        case = case_sanction(
+            case=case,
+            by=reviewer,
+            reason="farm",
+            decisions=[{"player": players["h"], "role": "helper", "suspend": True}],
+        )
+    sanction = Sanction.objects.get(case=case)
+    appeal = appeal_file(case=case, player=players["h"], statement="not me")
+    with django_capture_on_commit_callbacks(execute=True), pytest.raises(SameReviewerError):
+        appeal_decide(appeal=appeal, by=reviewer, upheld=False, reason="refused")
+    with django_capture_on_commit_callbacks(execute=True):
+        appeal_decide(appeal=appeal, by=reviewer2, upheld=False, reason="evidence stands")
+
+    assert event_log == [
+        (
+            "unotour.integrity",
+            "case_sanctioned",
+            {
+                "case": case.pk,
+                "by": "rev",
+                "reason": "farm",
+                "sanctions": [
+                    {
+                        "sanction": sanction.pk,
+                        "player": "h",
+                        "role": "helper",
+                        "events": [],
+                        "corrections": [],
+                        "revocation": None,
+                        "suspend": True,
+                    }
+                ],
+            },
+        ),
+        (
+            "unotour.integrity",
+            "case_appeal_rejected",
+            {"case": case.pk, "by": "rev2", "reason": "evidence stands", "appeal": appeal.pk},
+        ),
+    ]

@@ -10,8 +10,8 @@ down, a PostgreSQL backend terminated under the service.
   adds any.
 * **Broker down**: pages and reads are still served; a write that needs a job is refused
   with 503 by ``core.broker.enqueue_or_fail`` before anything is written, and queued when
-  the broker is back. The two API call sites that need a job (finalise, audit trigger) are checked
-  too.
+  the broker is back. The call sites that need a job (the finalise API, the audit trigger and
+  the events admin's finalise action) are checked too.
 * **PostgreSQL backend terminated** (PostgreSQL): ``pg_terminate_backend`` kills the
   service's connection; with ``CONN_HEALTH_CHECKS`` the next request reconnects and
   succeeds. Without them (the control), one request fails first.
@@ -323,6 +323,36 @@ def test_the_api_call_sites_needing_a_job_answer_503_when_the_broker_is_down(
 
     assert response.status_code == 503
     assert response.json()["message"].startswith("job queue unavailable")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_admin_finalise_action_shows_the_error_and_queues_nothing_when_the_broker_is_down(
+    broker: Any,
+) -> None:
+    from django.contrib.messages import get_messages
+    from django.test import Client
+
+    from accounts.models import User
+    from tests.tournaments.factories import local, make_event, make_season
+    from tournaments.models import Event
+
+    admin = User.objects.create_superuser(username="boss", password="pw-for-the-admin-test")
+    event = make_event(make_season(), "2021-W05-Q", ends_at=local(2021, 2, 7, 23))
+    client = Client()
+    client.force_login(admin)
+    broker(DEAD_BROKER)
+
+    response = client.post(
+        "/admin/tournaments/event/", {"action": "finalise", "_selected_action": [event.pk]}
+    )
+
+    assert response.status_code == 302
+    shown = [m.message for m in get_messages(response.wsgi_request)]
+    assert shown == [
+        "job queue unavailable: tournaments.event_finalise was not queued, nothing was changed;"
+        " try again"
+    ]
+    assert Event.objects.get(pk=event.pk).status == event.status
 
 
 # --- a PostgreSQL backend terminated --------------------------------------------------------
