@@ -3,7 +3,10 @@ integrity cases, game servers only submit game records. Superusers hold every ro
 
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, Group, Permission
+from django.contrib.auth.models import AnonymousUser, Group, Permission
+from django.core.exceptions import PermissionDenied
+
+from accounts.models import User
 
 ORGANISER = "organiser"
 REVIEWER = "reviewer"
@@ -24,7 +27,7 @@ def ensure_roles(**kwargs: Any) -> None:
     """Create the role groups and give them their permissions; safe to run repeatedly."""
     for role, perms in ROLE_PERMISSIONS.items():
         group, _ = Group.objects.get_or_create(name=role)
-        wanted = []
+        wanted: list[Permission] = []
         for perm in perms:
             app_label, codename = perm.split(".", 1)
             wanted.extend(
@@ -33,13 +36,21 @@ def ensure_roles(**kwargs: Any) -> None:
         group.permissions.add(*wanted)
 
 
-def has_role(user: AbstractBaseUser | AnonymousUser, role: str) -> bool:
-    if not user.is_authenticated:
+def has_role(user: User | AnonymousUser, role: str) -> bool:
+    if not isinstance(user, User) or not user.is_authenticated:
         return False
-    if getattr(user, "is_superuser", False):
+    if user.is_superuser:
         return True
-    cached = getattr(user, "_role_names", None)
+    cached: set[str] | None = getattr(user, "_role_names", None)
     if cached is None:
-        cached = set(user.groups.values_list("name", flat=True))  # type: ignore[union-attr]
-        user._role_names = cached  # type: ignore[union-attr]
+        cached = set(user.groups.values_list("name", flat=True))
+        user._role_names = cached  # type: ignore[attr-defined]  # a per-instance cache, not a field
     return role in cached
+
+
+def signed_in(user: User | AnonymousUser) -> User:
+    """The signed-in user of a request the view's permission (or the admin site) already
+    admitted; an anonymous one reaching here is refused (403)."""
+    if isinstance(user, User):
+        return user
+    raise PermissionDenied

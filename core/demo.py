@@ -14,7 +14,7 @@ from django.utils import timezone
 from accounts.models import Player, User
 from accounts.roles import ORGANISER, REVIEWER, ensure_roles
 from tournaments.models import Entry, Event, EventStatus, Season
-from tournaments.simulation import SHANGHAI, simulate_games, simulate_players
+from tournaments.simulation import SHANGHAI, SimPlayer, simulate_games, simulate_players
 
 DEMO_PASSWORD = "demo-password"  # noqa: S105 - documented demo credential, local only
 SEED = 2021
@@ -70,7 +70,7 @@ def _ingest(records: list[dict[str, object]], by: User) -> int:
     return ingested
 
 
-def _play(event: Event, players: list, games: int, until: datetime, by: User) -> int:
+def _play(event: Event, players: list[SimPlayer], games: int, until: datetime, by: User) -> int:
     window = (event.starts_at, min(event.ends_at, until))
     if window[1] - window[0] < timedelta(hours=1):
         return 0
@@ -82,7 +82,7 @@ def _play(event: Event, players: list, games: int, until: datetime, by: User) ->
     return _ingest(records, by)
 
 
-def _week(qualifier: Event, field: list, moment: datetime, by: User) -> int:
+def _week(qualifier: Event, field: list[SimPlayer], moment: datetime, by: User) -> int:
     """Play a past weekly qualifier, finalise it, then play and finalise its weekly final as
     far as the clock allows."""
     from tournaments.services.finalise import event_finalise

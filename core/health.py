@@ -34,7 +34,8 @@ def _cache() -> str:
     cache.set(key, "1", 5)
     if cache.get(key) != "1":
         raise RuntimeError("value written was not read back")
-    return settings.CACHES["default"]["BACKEND"].rsplit(".", 1)[-1]
+    backend: str = settings.CACHES["default"]["BACKEND"]
+    return backend.rsplit(".", 1)[-1]
 
 
 def _check(probe: Callable[[], str]) -> dict[str, object]:

@@ -4,7 +4,7 @@ from exports.models import RegistrySnapshot
 
 
 @admin.register(RegistrySnapshot)
-class RegistrySnapshotAdmin(admin.ModelAdmin):
+class RegistrySnapshotAdmin(admin.ModelAdmin[RegistrySnapshot]):
     """Snapshots are written by the monthly job only: read-only here."""
 
     list_display = ("month", "taken_on", "count", "created_at")

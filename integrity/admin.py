@@ -2,15 +2,18 @@
 audits only), cases with their players and log, sanctions and appeals. Decisions go through
 the workflow services (the API), so the admin never edits a case's status or a sanction."""
 
-from typing import Any
+from typing import Any, TypeVar
 
 from django.contrib import admin
+from django.db.models import Model
 from django.http import HttpRequest
 
 from integrity.models import Appeal, AuditRun, Case, CaseEvent, CasePlayer, Flag, Sanction
 
+M = TypeVar("M", bound=Model)
 
-class ReadOnlyAdmin(admin.ModelAdmin):
+
+class ReadOnlyAdmin(admin.ModelAdmin[M]):
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
@@ -22,7 +25,7 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 
 
 @admin.register(AuditRun)
-class AuditRunAdmin(ReadOnlyAdmin):
+class AuditRunAdmin(ReadOnlyAdmin[AuditRun]):
     list_display = ("key", "event", "status", "attempts", "started_at", "finished_at")
     list_filter = ("status",)
     search_fields = ("key",)
@@ -30,7 +33,7 @@ class AuditRunAdmin(ReadOnlyAdmin):
 
 
 @admin.register(Flag)
-class FlagAdmin(ReadOnlyAdmin):
+class FlagAdmin(ReadOnlyAdmin[Flag]):
     list_display = ("id", "run", "detector", "version", "player_keys", "q_value", "score")
     list_filter = ("detector", "family", "near_conclusive")
     search_fields = ("run__key", "player_keys")
@@ -38,7 +41,7 @@ class FlagAdmin(ReadOnlyAdmin):
     raw_id_fields = ("run", "players")
 
 
-class ReadOnlyInline(admin.TabularInline):
+class ReadOnlyInline(admin.TabularInline[M, Case]):
     extra = 0
     can_delete = False
 
@@ -49,20 +52,20 @@ class ReadOnlyInline(admin.TabularInline):
         return False
 
 
-class CasePlayerInline(ReadOnlyInline):
+class CasePlayerInline(ReadOnlyInline[CasePlayer]):
     model = CasePlayer
     fields = ("player", "role")
     readonly_fields = fields
 
 
-class CaseEventInline(ReadOnlyInline):
+class CaseEventInline(ReadOnlyInline[CaseEvent]):
     model = CaseEvent
     fields = ("at", "action", "by", "reason", "data")
     readonly_fields = fields
 
 
 @admin.register(Case)
-class CaseAdmin(ReadOnlyAdmin):
+class CaseAdmin(ReadOnlyAdmin[Case]):
     list_display = ("id", "status", "score", "families", "key", "assigned_to", "opened_at")
     list_filter = ("status",)
     search_fields = ("key",)
@@ -71,14 +74,14 @@ class CaseAdmin(ReadOnlyAdmin):
 
 
 @admin.register(Sanction)
-class SanctionAdmin(ReadOnlyAdmin):
+class SanctionAdmin(ReadOnlyAdmin[Sanction]):
     list_display = ("id", "case", "player", "role", "effective_on", "reversed_at")
     list_filter = ("role", "void_games", "revoke_titles", "suspend")
     raw_id_fields = ("case", "player", "revocation", "events")
 
 
 @admin.register(Appeal)
-class AppealAdmin(ReadOnlyAdmin):
+class AppealAdmin(ReadOnlyAdmin[Appeal]):
     list_display = ("id", "case", "player", "status", "filed_at", "decided_by")
     list_filter = ("status",)
     raw_id_fields = ("case", "player")

@@ -135,7 +135,8 @@ def _rate(
             [MODEL.rating() if now is None else MODEL.rating(mu=now.mu, sigma=now.sigma)]
             for now in before
         ]
-        after = MODEL.rate(teams, ranks=seat_ranks([score for _, score in rows]))
+        ranks: list[float] = [*seat_ranks([score for _, score in rows])]
+        after = MODEL.rate(teams, ranks=ranks)
         for player_id, now, (new,) in zip(players, before, after, strict=True):
             current = _Current(new.mu, new.sigma, 1 if now is None else now.games + 1)
             table[player_id] = current
@@ -171,7 +172,8 @@ def _insert_history(points: list[_Point]) -> None:
         cursor.executemany(
             f"INSERT INTO {table} ({columns}) "  # noqa: S608 (no user input)
             f"VALUES ({', '.join(['%s'] * len(_Point._fields))})",
-            [point._replace(ended_at=adapt(point.ended_at)) for point in points],
+            # Each row with its third column, ended_at, adapted for the driver.
+            [(*point[:2], adapt(point.ended_at), *point[3:]) for point in points],
         )
 
 

@@ -101,10 +101,12 @@ def event_log() -> Iterator[list[tuple[str, str, dict[str, Any]]]]:
     import logging
 
     lines: list[tuple[str, str, dict[str, Any]]] = []
-    handler = logging.Handler()
-    handler.emit = lambda r: lines.append(  # type: ignore[method-assign]
-        (r.name, r.getMessage(), getattr(r, "fields", {}))
-    )
+
+    class Lines(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            lines.append((record.name, record.getMessage(), getattr(record, "fields", {})))
+
+    handler = Lines()
     logger = logging.getLogger("unotour")
     logger.addHandler(handler)
     try:

@@ -12,7 +12,7 @@ DOMAIN_MODULES = sorted(ROOT.glob("*/domain/*.py"))
 
 
 def _imports(path: Path) -> list[str]:
-    names = []
+    names: list[str] = []
     for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
         if isinstance(node, ast.Import):
             names.extend(alias.name for alias in node.names)

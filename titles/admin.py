@@ -1,10 +1,10 @@
 """Title admin: rules are editable data; the ledger is decided only through the services
 (approve / reject actions); state and history are read-only (SPEC §6)."""
 
-from typing import Any
+from typing import Any, TypeVar
 
 from django.contrib import admin, messages
-from django.db.models import QuerySet
+from django.db.models import Model, QuerySet
 from django.http import HttpRequest
 
 from core.errors import ServiceError
@@ -21,15 +21,17 @@ from titles.models import (
     WorldCupRepresentative,
 )
 
+M = TypeVar("M", bound=Model)
+
 
 @admin.register(QualificationRule)
-class QualificationRuleAdmin(admin.ModelAdmin):
+class QualificationRuleAdmin(admin.ModelAdmin[QualificationRule]):
     list_display = ("key", "confers", "requires_valid_master", "active", "description")
     list_filter = ("confers", "active")
     search_fields = ("key", "description")
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):
+class ReadOnlyAdmin(admin.ModelAdmin[M]):
     """State written by services only: viewable, never added, edited or deleted here."""
 
     def has_add_permission(self, request: HttpRequest) -> bool:
@@ -43,7 +45,7 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 
 
 def _decide(
-    admin_view: admin.ModelAdmin,
+    admin_view: admin.ModelAdmin[Qualification],
     request: HttpRequest,
     rows: QuerySet[Qualification],
     decide: Any,
@@ -68,7 +70,7 @@ def _decide(
 
 
 @admin.register(Qualification)
-class QualificationAdmin(ReadOnlyAdmin):
+class QualificationAdmin(ReadOnlyAdmin[Qualification]):
     list_display = ("player", "source", "rule", "on", "confers", "status", "version", "created_at")
     list_filter = ("status", "confers", "rule")
     search_fields = ("player__external_id", "player__name", "source")
@@ -89,45 +91,45 @@ class QualificationAdmin(ReadOnlyAdmin):
 
 
 @admin.register(PlayerTitle)
-class PlayerTitleAdmin(ReadOnlyAdmin):
+class PlayerTitleAdmin(ReadOnlyAdmin[PlayerTitle]):
     list_display = ("player", "status", "valid_until", "lifetime_since", "updated_at")
     list_filter = ("status",)
     search_fields = ("player__external_id", "player__name")
 
 
 @admin.register(TitleTerm)
-class TitleTermAdmin(ReadOnlyAdmin):
+class TitleTermAdmin(ReadOnlyAdmin[TitleTerm]):
     list_display = ("code", "player", "start", "valid_until", "state")
     list_filter = ("state",)
     search_fields = ("code", "player__external_id", "player__name")
 
 
 @admin.register(TitleChange)
-class TitleChangeAdmin(ReadOnlyAdmin):
+class TitleChangeAdmin(ReadOnlyAdmin[TitleChange]):
     list_display = ("player", "kind", "on", "valid_until", "source", "by", "at", "reason")
     list_filter = ("kind",)
     search_fields = ("player__external_id", "player__name", "source")
 
 
 @admin.register(Revocation)
-class RevocationAdmin(ReadOnlyAdmin):
+class RevocationAdmin(ReadOnlyAdmin[Revocation]):
     list_display = ("player", "on", "case_ref", "by", "at", "restored_at")
     search_fields = ("player__external_id", "case_ref")
 
 
 @admin.register(WorldCupRepresentative)
-class WorldCupRepresentativeAdmin(ReadOnlyAdmin):
+class WorldCupRepresentativeAdmin(ReadOnlyAdmin[WorldCupRepresentative]):
     list_display = ("year", "month", "ranking", "player", "entered_by", "entered_at")
     list_filter = ("year", "ranking")
 
 
 @admin.register(InternationalMaster)
-class InternationalMasterAdmin(ReadOnlyAdmin):
+class InternationalMasterAdmin(ReadOnlyAdmin[InternationalMaster]):
     list_display = ("player", "granted_on", "valid_until", "source", "entered_by")
     search_fields = ("player__external_id", "player__name", "source")
 
 
 @admin.register(Notification)
-class NotificationAdmin(ReadOnlyAdmin):
+class NotificationAdmin(ReadOnlyAdmin[Notification]):
     list_display = ("player", "term", "valid_until", "days", "email", "sent_at")
     list_filter = ("days",)

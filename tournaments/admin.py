@@ -11,14 +11,15 @@ run in the form so errors show on their field.
   never on list pages.
 """
 
-from typing import Any
+from datetime import time
+from typing import Any, TypeVar
 
 from django import forms
 from django.contrib import admin, messages
-from django.db.models import QuerySet
+from django.db.models import Model, QuerySet
 from django.http import HttpRequest
 
-from accounts.roles import REVIEWER, has_role
+from accounts.roles import REVIEWER, has_role, signed_in
 from core.broker import enqueue_or_fail
 from core.errors import ServiceError, UnavailableError
 from tournaments.models import (
@@ -46,8 +47,12 @@ from tournaments.services.finalise import event_finalise_check
 from tournaments.services.seasons import RULESET_FIELDS, season_update, season_update_check
 from tournaments.tasks import event_finalise_task
 
+M = TypeVar("M", bound=Model)
 
-def _add_errors(form: forms.Form, exc: ServiceError, fields: dict[str, str] | None = None) -> None:
+
+def _add_errors(
+    form: forms.BaseForm, exc: ServiceError, fields: dict[str, str] | None = None
+) -> None:
     """Put a service error on the fields its detail names (else on the form): the whole
     message for one field, each field's own message for several."""
     named = exc.detail if isinstance(exc.detail, dict) else {}
@@ -61,7 +66,7 @@ def _add_errors(form: forms.Form, exc: ServiceError, fields: dict[str, str] | No
         form.add_error(None, exc.message)
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):
+class ReadOnlyAdmin(admin.ModelAdmin[M]):
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
@@ -75,7 +80,7 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 # --- seasons ---------------------------------------------------------------------------------
 
 
-class SeasonForm(forms.ModelForm):
+class SeasonForm(forms.ModelForm[Season]):
     reason = forms.CharField(max_length=500, help_text="why the ruleset changes (logged)")
 
     class Meta:
@@ -83,7 +88,8 @@ class SeasonForm(forms.ModelForm):
         fields = RULESET_FIELDS
 
     def clean(self) -> dict[str, Any]:
-        cleaned = super().clean()
+        super().clean()
+        cleaned = self.cleaned_data
         changes = {f: cleaned[f] for f in RULESET_FIELDS if f in cleaned}
         try:
             self.changes = season_update_check(season=self.instance, changes=changes)
@@ -93,7 +99,7 @@ class SeasonForm(forms.ModelForm):
 
 
 @admin.register(Season)
-class SeasonAdmin(admin.ModelAdmin):
+class SeasonAdmin(admin.ModelAdmin[Season]):
     form = SeasonForm
     list_display = ("year", "name", "starts_on", "best_n", "minimum_games", "time_zone")
     readonly_fields = ("year", "name", "starts_on", "created_at")
@@ -113,7 +119,7 @@ class SeasonAdmin(admin.ModelAdmin):
             season_update(
                 season=Season.objects.get(pk=obj.pk),
                 changes=form.changes,
-                by=request.user,
+                by=signed_in(request.user),
                 reason=form.cleaned_data["reason"],
             )
         except ServiceError as exc:
@@ -124,7 +130,7 @@ class SeasonAdmin(admin.ModelAdmin):
 # --- events ----------------------------------------------------------------------------------
 
 
-class EventAddForm(forms.ModelForm):
+class EventAddForm(forms.ModelForm[Event]):
     reason = forms.CharField(max_length=500, help_text="why the event is added (logged)")
 
     class Meta:
@@ -146,15 +152,18 @@ class EventAddForm(forms.ModelForm):
         )
 
     def clean(self) -> dict[str, Any]:
-        cleaned = super().clean()
+        super().clean()
+        cleaned = self.cleaned_data
         needed = ("season", "code", "kind", "format", "starts_at", "ends_at")
         if any(cleaned.get(field) is None for field in needed):
             return cleaned
-        hours = (cleaned.get("daily_opens"), cleaned.get("daily_closes"))
-        if (hours[0] is None) != (hours[1] is None):
+        opens, closes = cleaned.get("daily_opens"), cleaned.get("daily_closes")
+        if (opens is None) != (closes is None):
             self.add_error("daily_closes", "give both daily hours or neither")
             return cleaned
-        self.daily_hours = hours if hours[0] is not None else None
+        self.daily_hours: tuple[time, time] | None = (
+            (opens, closes) if opens is not None and closes is not None else None
+        )
         try:
             event_add_check(
                 season=cleaned["season"],
@@ -171,7 +180,7 @@ class EventAddForm(forms.ModelForm):
         return cleaned
 
 
-class EventChangeForm(forms.ModelForm):
+class EventChangeForm(forms.ModelForm[Event]):
     cancel = forms.BooleanField(required=False, help_text="cancel the event")
     reason = forms.CharField(max_length=500, help_text="why it moves or is cancelled (logged)")
 
@@ -180,7 +189,8 @@ class EventChangeForm(forms.ModelForm):
         fields = ("starts_at", "ends_at")
 
     def clean(self) -> dict[str, Any]:
-        cleaned = super().clean()
+        super().clean()
+        cleaned = self.cleaned_data
         if cleaned.get("starts_at") is None or cleaned.get("ends_at") is None:
             return cleaned
         try:
@@ -196,7 +206,7 @@ class EventChangeForm(forms.ModelForm):
 
 
 @admin.register(Event)
-class EventAdmin(admin.ModelAdmin):
+class EventAdmin(admin.ModelAdmin[Event]):
     list_display = (
         "code",
         "kind",
@@ -214,9 +224,11 @@ class EventAdmin(admin.ModelAdmin):
     raw_id_fields = ("champion", "feeds", "finalised_by")
     actions = ("finalise",)
 
-    def get_form(self, request: HttpRequest, obj: Any = None, **kwargs: Any) -> Any:
+    def get_form(
+        self, request: HttpRequest, obj: Event | None = None, change: bool = False, **kwargs: Any
+    ) -> type[forms.ModelForm[Event]]:
         kwargs["form"] = EventChangeForm if obj is not None else EventAddForm
-        return super().get_form(request, obj, **kwargs)
+        return super().get_form(request, obj, change, **kwargs)
 
     def get_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         if obj is None:
@@ -264,18 +276,18 @@ class EventAdmin(admin.ModelAdmin):
                     open_entry=data["open_entry"],
                     daily_hours=form.daily_hours,
                     champion_achievement=data["champion_achievement"] or None,
-                    by=request.user,
+                    by=signed_in(request.user),
                     reason=reason,
                 )
                 obj.pk = created.pk
             elif form.cleaned_data["cancel"]:
-                event_cancel(event=obj, by=request.user, reason=reason)
+                event_cancel(event=obj, by=signed_in(request.user), reason=reason)
             elif form.has_changed():
                 event_move(
                     event=obj,
                     starts_at=form.cleaned_data["starts_at"],
                     ends_at=form.cleaned_data["ends_at"],
-                    by=request.user,
+                    by=signed_in(request.user),
                     reason=reason,
                 )
         except ServiceError as exc:
@@ -304,7 +316,7 @@ class EventAdmin(admin.ModelAdmin):
 
 
 @admin.register(Entry)
-class EntryAdmin(ReadOnlyAdmin):
+class EntryAdmin(ReadOnlyAdmin[Entry]):
     list_display = ("event", "player", "basis", "source", "reason", "created_at")
     list_filter = ("basis",)
     search_fields = ("event__code", "player__external_id", "player__name")
@@ -313,14 +325,14 @@ class EntryAdmin(ReadOnlyAdmin):
 
 
 @admin.register(CalendarChange)
-class CalendarChangeAdmin(ReadOnlyAdmin):
+class CalendarChangeAdmin(ReadOnlyAdmin[CalendarChange]):
     list_display = ("at", "action", "season", "event", "by", "reason")
     list_filter = ("action", "season")
     list_select_related = ("season", "event", "by")
 
 
 @admin.register(Correction)
-class CorrectionAdmin(ReadOnlyAdmin):
+class CorrectionAdmin(ReadOnlyAdmin[Correction]):
     list_display = ("at", "action", "event", "game", "player", "by", "reason")
     list_filter = ("action",)
     search_fields = ("event__code", "game__record_id", "player__external_id")
@@ -333,7 +345,7 @@ class CorrectionAdmin(ReadOnlyAdmin):
 SESSION_FIELDS = ("ip", "device", "client")
 
 
-class SeatInline(admin.TabularInline):
+class SeatInline(admin.TabularInline[Seat, Game]):
     model = Seat
     fields = ("seat", "player", "team", "hand", "hand_points", "score", "voided")
     readonly_fields = fields
@@ -346,7 +358,7 @@ class SeatInline(admin.TabularInline):
 
 
 @admin.register(Game)
-class GameAdmin(ReadOnlyAdmin):
+class GameAdmin(ReadOnlyAdmin[Game]):
     list_display = ("record_id", "event", "mode", "ended_at", "ended_by", "seat_count", "voided")
     list_filter = ("mode", "ended_by", "voided")
     search_fields = ("record_id", "event__code")
@@ -357,7 +369,7 @@ class GameAdmin(ReadOnlyAdmin):
 
 
 @admin.register(Seat)
-class SeatAdmin(ReadOnlyAdmin):
+class SeatAdmin(ReadOnlyAdmin[Seat]):
     list_display = ("game", "seat", "player", "hand_points", "score", "voided")
     search_fields = ("game__record_id", "player__external_id")
     list_select_related = ("game", "player")
@@ -370,7 +382,7 @@ class SeatAdmin(ReadOnlyAdmin):
 # --- seated events ---------------------------------------------------------------------------
 
 
-class SeatedTableInline(admin.TabularInline):
+class SeatedTableInline(admin.TabularInline[SeatedTable, SeatedRound]):
     model = SeatedTable
     fields = ("number", "result_entered_at", "result_entered_by")
     readonly_fields = fields
@@ -383,14 +395,14 @@ class SeatedTableInline(admin.TabularInline):
 
 
 @admin.register(SeatedRound)
-class SeatedRoundAdmin(ReadOnlyAdmin):
+class SeatedRoundAdmin(ReadOnlyAdmin[SeatedRound]):
     list_display = ("event", "number", "seed", "created_at", "created_by")
     list_select_related = ("event", "created_by")
     raw_id_fields = ("event", "created_by")
     inlines = (SeatedTableInline,)
 
 
-class TableSeatInline(admin.TabularInline):
+class TableSeatInline(admin.TabularInline[TableSeat, SeatedTable]):
     model = TableSeat
     fields = ("seat", "player", "place", "points")
     readonly_fields = fields
@@ -402,7 +414,7 @@ class TableSeatInline(admin.TabularInline):
 
 
 @admin.register(SeatedTable)
-class SeatedTableAdmin(ReadOnlyAdmin):
+class SeatedTableAdmin(ReadOnlyAdmin[SeatedTable]):
     list_display = ("round", "number", "result_entered_at", "result_entered_by")
     list_select_related = ("round__event", "result_entered_by")
     raw_id_fields = ("round", "result_entered_by")

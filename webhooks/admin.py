@@ -19,7 +19,7 @@ SIGNATURE_HELP = (
 )
 
 
-class SubscriptionForm(forms.ModelForm):
+class SubscriptionForm(forms.ModelForm[Subscription]):
     url = forms.URLField(max_length=500, assume_scheme="https")
     events = forms.MultipleChoiceField(
         choices=EventType.choices, widget=forms.CheckboxSelectMultiple, required=False
@@ -31,7 +31,7 @@ class SubscriptionForm(forms.ModelForm):
 
 
 @admin.register(Subscription)
-class SubscriptionAdmin(admin.ModelAdmin):
+class SubscriptionAdmin(admin.ModelAdmin[Subscription]):
     form = SubscriptionForm
     list_display = ("name", "url", "active", "created_at")
     list_filter = ("active",)
@@ -39,7 +39,7 @@ class SubscriptionAdmin(admin.ModelAdmin):
     fieldsets = ((None, {"fields": SubscriptionForm.Meta.fields, "description": SIGNATURE_HELP}),)
 
 
-class DeliveryAttemptInline(admin.TabularInline):
+class DeliveryAttemptInline(admin.TabularInline[DeliveryAttempt, Delivery]):
     model = DeliveryAttempt
     extra = 0
     can_delete = False
@@ -51,7 +51,7 @@ class DeliveryAttemptInline(admin.TabularInline):
 
 
 @admin.register(Delivery)
-class DeliveryAdmin(admin.ModelAdmin):
+class DeliveryAdmin(admin.ModelAdmin[Delivery]):
     list_display = ("id", "event_type", "subscription", "status", "attempts", "created_at")
     list_filter = ("status", "event_type", "subscription")
     readonly_fields = (

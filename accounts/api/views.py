@@ -1,5 +1,7 @@
 """Who am I: the signed-in user and their roles (useful to check a token)."""
 
+from typing import Any
+
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.permissions import IsAuthenticated
@@ -13,7 +15,7 @@ from accounts.roles import ROLE_PERMISSIONS, has_role
 class MeView(APIView):
     permission_classes = [IsAuthenticated]
 
-    class OutputSerializer(serializers.Serializer):
+    class OutputSerializer(serializers.Serializer[Any]):
         username = serializers.CharField()
         roles = serializers.ListField(child=serializers.CharField())
 

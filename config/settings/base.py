@@ -8,11 +8,15 @@ The embedded default needs nothing: SQLite in ``var/db.sqlite3``, jobs run in-pr
 
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
+import django_stubs_ext
 import environ
 from celery.schedules import crontab
 from csp.constants import NONE, SELF, UNSAFE_INLINE
 from django.utils.translation import gettext_lazy as _
+
+django_stubs_ext.monkeypatch()  # ModelAdmin[Event] and friends at run time (pyproject.toml)
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 VAR_DIR = BASE_DIR / "var"
@@ -211,7 +215,7 @@ CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 CELERY_TASK_EAGER_PROPAGATES = True
 
 # --- Logging -----------------------------------------------------------------------------------
-LOGGING = {
+LOGGING: dict[str, Any] = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {

@@ -7,7 +7,7 @@ someone acted first); file and decide appeals (403 ``same_reviewer`` when the re
 sanctioned tries to decide); list audit runs and trigger one (queued as a job).
 """
 
-from typing import Any, cast
+from typing import Any
 
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
@@ -19,6 +19,7 @@ from rest_framework.views import APIView
 
 from accounts.models import Player, User
 from accounts.permissions import IsReviewer
+from accounts.roles import signed_in
 from core.broker import enqueue_or_fail
 from core.errors import NotFoundError
 from integrity import selectors
@@ -30,7 +31,7 @@ from tournaments.models import Event
 
 
 def _staff(request: Request) -> User:
-    return cast(User, request.user)
+    return signed_in(request.user)
 
 
 def _path(name: str, description: str) -> OpenApiParameter:
@@ -52,7 +53,7 @@ def _player(external_id: str) -> Player:
     return player
 
 
-class PlayerSerializer(serializers.Serializer):
+class PlayerSerializer(serializers.Serializer[Any]):
     class Meta:
         ref_name = "IntegrityPlayer"
 
@@ -61,12 +62,12 @@ class PlayerSerializer(serializers.Serializer):
     province = serializers.CharField()
 
 
-class CasePlayerSerializer(serializers.Serializer):
+class CasePlayerSerializer(serializers.Serializer[Any]):
     player = PlayerSerializer()
     role = serializers.ChoiceField(choices=CasePlayer.Role.choices)
 
 
-class CaseSerializer(serializers.Serializer):
+class CaseSerializer(serializers.Serializer[Any]):
     class Meta:
         ref_name = "IntegrityCase"
 
@@ -84,7 +85,7 @@ class CaseSerializer(serializers.Serializer):
     decided_at = serializers.DateTimeField(allow_null=True)
 
 
-class FlagSerializer(serializers.Serializer):
+class FlagSerializer(serializers.Serializer[Any]):
     class Meta:
         ref_name = "IntegrityFlag"
 
@@ -102,7 +103,7 @@ class FlagSerializer(serializers.Serializer):
     evidence = serializers.JSONField(help_text="Detector evidence; may hold IPs and devices.")
 
 
-class CaseEventSerializer(serializers.Serializer):
+class CaseEventSerializer(serializers.Serializer[Any]):
     action = serializers.ChoiceField(choices=CaseEvent.Action.choices)
     by = serializers.CharField(source="by.username", allow_null=True)
     at = serializers.DateTimeField()
@@ -110,7 +111,7 @@ class CaseEventSerializer(serializers.Serializer):
     details = serializers.JSONField(source="data", help_text="What the step did.")
 
 
-class SanctionSerializer(serializers.Serializer):
+class SanctionSerializer(serializers.Serializer[Any]):
     id = serializers.IntegerField()
     player = serializers.CharField(source="player.external_id")
     role = serializers.CharField()
@@ -131,7 +132,7 @@ class SanctionSerializer(serializers.Serializer):
         return sorted(event.code for event in obj.events.all())
 
 
-class AppealSerializer(serializers.Serializer):
+class AppealSerializer(serializers.Serializer[Any]):
     class Meta:
         ref_name = "IntegrityAppeal"
 
@@ -146,14 +147,14 @@ class AppealSerializer(serializers.Serializer):
     decision_reason = serializers.CharField()
 
 
-class CaseListView(generics.ListAPIView):
+class CaseListView(generics.ListAPIView[Case]):
     """Cases ranked by score (highest first) for review."""
 
     permission_classes = [IsReviewer]
     filter_backends: list[Any] = []
     serializer_class = CaseSerializer
 
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(serializers.Serializer[Any]):
         status = serializers.ChoiceField(choices=Case.Status.choices, required=False)
 
     def get_queryset(self) -> Any:
@@ -173,11 +174,11 @@ class CaseDetailView(APIView):
 
     permission_classes = [IsReviewer]
 
-    class OutputSerializer(serializers.Serializer):
+    class OutputSerializer(serializers.Serializer[Any]):
         class Meta:
             ref_name = "IntegrityCaseDetail"
 
-        class PairSerializer(serializers.Serializer):
+        class PairSerializer(serializers.Serializer[Any]):
             players = serializers.ListField(child=serializers.CharField())
             together = serializers.IntegerField(help_text="Games at one table.")
             apart = serializers.ListField(
@@ -187,20 +188,20 @@ class CaseDetailView(APIView):
                 allow_null=True, help_text="Games together the matchmaker explains."
             )
 
-        class FlowSerializer(serializers.Serializer):
+        class FlowSerializer(serializers.Serializer[Any]):
             feeder = serializers.CharField()
             beneficiary = serializers.CharField()
             wins = serializers.IntegerField(help_text="The beneficiary's wins with the feeder.")
             points = serializers.IntegerField(help_text="The feeder's hand points in them.")
             heaviest = serializers.IntegerField(help_text="Wins where the feeder held most.")
 
-        class IdentifierSerializer(serializers.Serializer):
+        class IdentifierSerializer(serializers.Serializer[Any]):
             kind = serializers.ChoiceField(choices=["ip", "device"])
             identifier = serializers.CharField()
             players = serializers.ListField(child=serializers.CharField())
 
-        class GameSerializer(serializers.Serializer):
-            class SeatSerializer(serializers.Serializer):
+        class GameSerializer(serializers.Serializer[Any]):
+            class SeatSerializer(serializers.Serializer[Any]):
                 seat = serializers.IntegerField()
                 player = serializers.CharField()
                 hand_points = serializers.IntegerField()
@@ -246,7 +247,7 @@ class CaseDetailView(APIView):
         return Response(self.OutputSerializer(data).data)
 
 
-class VersionInputSerializer(serializers.Serializer):
+class VersionInputSerializer(serializers.Serializer[Any]):
     expected_version = serializers.IntegerField(min_value=0)
 
 
@@ -308,7 +309,7 @@ class CaseSanctionView(APIView):
         class Meta:
             ref_name = "IntegritySanctionInput"
 
-        class DecisionSerializer(serializers.Serializer):
+        class DecisionSerializer(serializers.Serializer[Any]):
             player = serializers.CharField(help_text="The player's id.")
             role = serializers.ChoiceField(
                 choices=[CasePlayer.Role.BENEFICIARY, CasePlayer.Role.HELPER]
@@ -366,7 +367,7 @@ class AppealFileView(APIView):
 
     permission_classes = [IsReviewer]
 
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(serializers.Serializer[Any]):
         class Meta:
             ref_name = "IntegrityAppealInput"
 
@@ -396,7 +397,7 @@ class AppealDecideView(APIView):
 
     permission_classes = [IsReviewer]
 
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(serializers.Serializer[Any]):
         class Meta:
             ref_name = "IntegrityAppealDecision"
 
@@ -421,7 +422,7 @@ class AppealDecideView(APIView):
         return Response(AppealSerializer(appeal).data)
 
 
-class AuditRunSerializer(serializers.Serializer):
+class AuditRunSerializer(serializers.Serializer[Any]):
     id = serializers.IntegerField()
     key = serializers.CharField()
     event = serializers.CharField(source="event.code", allow_null=True)
@@ -436,7 +437,7 @@ class AuditRunSerializer(serializers.Serializer):
     error = serializers.CharField()
 
 
-class AuditRunListView(generics.ListAPIView):
+class AuditRunListView(generics.ListAPIView[AuditRun]):
     """Audit runs, most recent first, with their statistics."""
 
     permission_classes = [IsReviewer]
@@ -456,7 +457,7 @@ class AuditTriggerView(APIView):
 
     permission_classes = [IsReviewer]
 
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(serializers.Serializer[Any]):
         class Meta:
             ref_name = "IntegrityAuditTrigger"
 
@@ -474,7 +475,7 @@ class AuditTriggerView(APIView):
                 raise serializers.ValidationError("last is before first.")
             return attrs
 
-    class OutputSerializer(serializers.Serializer):
+    class OutputSerializer(serializers.Serializer[Any]):
         class Meta:
             ref_name = "IntegrityAuditQueued"
 

@@ -60,16 +60,17 @@ def test_snapshots_page_and_downloads(tour: Tour) -> None:
 
     response = client.get("/exports/snapshots/2021-02.csv")
     assert response["Content-Disposition"] == 'attachment; filename="masters-2021-02.csv"'
-    text = b"".join(response.streaming_content).decode()
+    assert response.streaming
+    text = response.getvalue().decode()
     assert text.startswith("\ufeffplayer,name,province,status,valid_until,lifetime_since,code\r\n")
     rows = list(csv.DictReader(io.StringIO(text[1:])))
     assert [(row["name"], row["valid_until"]) for row in rows] == [
         ("小猴子", "2022-02-02"),
         ("黄丽", "2021-06-01"),
     ]
-    data: dict[str, Any] = json.loads(
-        b"".join(client.get("/exports/snapshots/2021-02.json").streaming_content)
-    )
+    response = client.get("/exports/snapshots/2021-02.json")
+    assert response.streaming
+    data: dict[str, Any] = json.loads(response.getvalue())
     assert {key: data[key] for key in ("month", "taken_on", "count")} == {
         "month": "2021-02",
         "taken_on": "2021-02-08",

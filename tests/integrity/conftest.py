@@ -4,7 +4,7 @@ ORM (standings kept by the real ``standings_apply``), and simulated games ingest
 from collections.abc import Sequence
 from datetime import date, datetime, time, timedelta
 from itertools import count
-from typing import Any
+from typing import Any, TypedDict
 
 import pytest
 from django.contrib.auth.models import Group
@@ -91,8 +91,17 @@ def weekly_qualifier(season: TourSeason, monday: date, code: str) -> Event:
     )
 
 
+class SeasonSize(TypedDict):
+    """The size arguments of ``simulate_season``."""
+
+    players: int
+    weeks: int
+    cheaters: float
+    seed: int
+
+
 #: The small simulated week of :func:`simulated`: one farm of three, one pair, one booster.
-SMALL_WEEK = {"players": 160, "weeks": 1, "cheaters": 0.04, "seed": 7}
+SMALL_WEEK: SeasonSize = {"players": 160, "weeks": 1, "cheaters": 0.04, "seed": 7}
 
 
 @pytest.fixture
@@ -105,7 +114,7 @@ def week(db: Any) -> Event:
 @pytest.fixture
 def simulated(week: Event) -> tuple[Season, Event]:
     """The small simulated week :data:`SMALL_WEEK` ingested for real into ``week``."""
-    season = simulate_season(**SMALL_WEEK)  # type: ignore[arg-type]
+    season = simulate_season(**SMALL_WEEK)
     event = week
     records = list(season.records)
     report = games_ingest(records=records, source="test")

@@ -16,6 +16,7 @@ def test_the_admin_pages_render_and_flags_are_read_only() -> None:
     run = audit_event(event=monthly)
     case = Case.objects.get(key="b|h")
     flag = Flag.objects.filter(run=run).first()
+    assert flag is not None
     admin = User.objects.create_superuser(username="root", password="pw-for-tests-only")
     client = Client()
     client.force_login(admin)

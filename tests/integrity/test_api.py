@@ -150,6 +150,7 @@ def test_sanction_and_appeals_over_the_api(
     assert response.status_code == 200, response.content
     assert response.json()["status"] == "sanctioned"
     monthly.refresh_from_db()
+    assert monthly.champion is not None
     assert monthly.champion.external_id == "a2"
 
     filed = reviewer_api.post(
@@ -175,6 +176,7 @@ def test_sanction_and_appeals_over_the_api(
     assert decided.status_code == 200
     assert decided.json()["status"] == "upheld"
     monthly.refresh_from_db()
+    assert monthly.champion is not None
     assert monthly.champion.external_id == "b"
     detail = reviewer_api.get(f"/api/integrity/cases/{case.pk}/").json()
     assert detail["case"]["status"] == "reversed"

@@ -119,6 +119,7 @@ def test_a_decided_case_is_not_reopened_by_a_later_audit(
     _, event = simulated
     audit_event(event=event)
     case = Case.objects.order_by("-score").first()
+    assert case is not None
     case_dismiss(case=case, by=reviewer, reason="household, checked")
 
     audit_event(event=event)
@@ -152,6 +153,7 @@ def test_a_window_audit_reads_the_seats_of_overlapping_events(
 def test_voided_seats_are_left_out(simulated: tuple[Season, Event]) -> None:
     _, event = simulated
     player = Player.objects.order_by("external_id").first()
+    assert player is not None
     Seat.objects.filter(player=player).update(voided=True)
     rows = list(audit_rows(window_start=event.starts_at, window_end=event.ends_at, event=event))
     assert player.external_id not in {row[2] for row in rows}
@@ -206,6 +208,7 @@ def test_the_clean_audit_hook(simulated: tuple[Season, Event], reviewer: User) -
     assert farmer.pk in set(in_open_case)
     assert event_audit_is_clean(event, player=farmer) is False
     clean = Player.objects.exclude(pk__in=in_open_case).first()
+    assert clean is not None
     assert event_audit_is_clean(event, player=clean) is True
     # The title review's hold (titles.services.player_is_held) reads the same open cases.
     from titles.services import player_is_held

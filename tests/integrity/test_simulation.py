@@ -74,7 +74,7 @@ def test_labels_and_the_injected_behaviour() -> None:
 @pytest.mark.django_db
 def test_records_pass_ingest_validation(simulated: tuple[Season, Event]) -> None:
     season, event = simulated  # the fixture asserts no rejection and no conflict
-    again = simulate_season(**SMALL_WEEK)  # type: ignore[arg-type]
+    again = simulate_season(**SMALL_WEEK)
     records = list(again.records)
     assert Game.objects.filter(event=event).count() == len(records) == 530
     assert {len(r["seats"]) for r in records} == {4}
@@ -93,7 +93,7 @@ def test_bad_arguments_are_refused() -> None:
 @pytest.mark.django_db
 def test_the_report_reads_the_rows_the_audit_reads(simulated: tuple[Season, Event]) -> None:
     season, event = simulated
-    again = simulate_season(**SMALL_WEEK)  # type: ignore[arg-type]
+    again = simulate_season(**SMALL_WEEK)
     from_records = sorted(row for record in again.records for row in record_rows(record))
     from_db = sorted(
         audit_rows(window_start=event.starts_at, window_end=event.ends_at, event=event)

@@ -61,9 +61,9 @@ def seed() -> Seeded:
     Entry.objects.bulk_create([Entry(event=seated, player=p, basis="invited") for p in entrants])
     seated_round_create(event=seated, by=tour.reviewer, seed=7)
     case = Case.objects.get()
-    appeal = Appeal.objects.create(
-        case=case, player=case.caseplayer_set.first().player, statement="not me"
-    )
+    accused = case.caseplayer_set.first()
+    assert accused is not None
+    appeal = Appeal.objects.create(case=case, player=accused.player, statement="not me")
     organiser = User.objects.create_user(username="matrix-org", password="pw-for-tests-only")
     organiser.groups.add(Group.objects.get(name=ORGANISER))
     own = User.objects.create_user(username="matrix-player", password="pw-for-tests-only")

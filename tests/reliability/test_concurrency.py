@@ -87,12 +87,12 @@ def titles_snapshot() -> dict[str, Any]:
     }
 
 
-def in_threads(*targets: Callable[[], None], timeout: float = 60) -> list[BaseException]:
+def in_threads(*targets: Callable[[], object], timeout: float = 60) -> list[BaseException]:
     """Run the targets at once (after a barrier); returns what they raised."""
     barrier = threading.Barrier(len(targets))
     failures: list[BaseException] = []
 
-    def run(target: Callable[[], None]) -> None:
+    def run(target: Callable[[], object]) -> None:
         try:
             barrier.wait(timeout=10)
             target()
@@ -153,15 +153,16 @@ def test_the_expiry_sweep_racing_an_approval_ends_consistent(
     clock(date(2021, 6, 1))
 
     for qualification in pending:
-        failures = in_threads(
-            lambda q=qualification: titles.qualification_approve(
+
+        def approve(q: Qualification = qualification) -> None:
+            titles.qualification_approve(
                 qualification=Qualification.objects.get(pk=q.pk),
                 by=None,
                 reason="extends",
                 expected_version=q.version,
-            ),
-            titles.titles_expire,
-        )
+            )
+
+        failures = in_threads(approve, titles.titles_expire)
         assert failures == []
 
     assert set(PlayerTitle.objects.values_list("status", "valid_until")) == {

@@ -336,7 +336,7 @@ def test_the_admin_finalise_action_shows_the_error_and_queues_nothing_when_the_b
     from tests.tournaments.factories import local, make_event, make_season
     from tournaments.models import Event
 
-    admin = User.objects.create_superuser(username="boss", password="pw-for-the-admin-test")
+    admin = User.objects.create_superuser(username="boss", password="pw-for-tests-only")
     event = make_event(make_season(), "2021-W05-Q", ends_at=local(2021, 2, 7, 23))
     client = Client()
     client.force_login(admin)
@@ -366,7 +366,14 @@ def _get(handler: WSGIHandler, url: str) -> int:
     }
     setup_testing_defaults(environ)
     status: list[str] = []
-    response = handler(environ, lambda s, headers, exc_info=None: status.append(s))
+
+    def start_response(
+        line: str, headers: list[tuple[str, str]], exc_info: Any = None
+    ) -> Callable[[bytes], object]:
+        status.append(line)
+        return lambda data: None  # the write() callable, unused by Django
+
+    response = handler(environ, start_response)
     b"".join(response)
     response.close()  # request_finished: the service's connection management
     return int(status[0].split()[0])
@@ -376,7 +383,7 @@ def _terminate_backend() -> int:
     import psycopg
 
     connection.ensure_connection()
-    pid = connection.connection.info.backend_pid
+    pid: int = connection.connection.info.backend_pid
     db = connection.settings_dict
     with psycopg.connect(
         host=db["HOST"], port=db["PORT"] or 5432, user=db["USER"], dbname=db["NAME"]
@@ -403,7 +410,8 @@ def test_after_the_database_backend_is_terminated_the_next_request_succeeds(
 
     # The control: without health checks the first request after the fault fails.
     connection.settings_dict["CONN_HEALTH_CHECKS"] = False
-    connection.health_check_enabled = False  # as if connected without them
+    # As if connected without them (an attribute the stubs lack).
+    connection.health_check_enabled = False  # type: ignore[attr-defined]
     try:
         _terminate_backend()
         statuses = [_get(handler, "/api/seasons/") for _ in range(2)]

@@ -7,6 +7,7 @@ in .ci/run with the production settings.
 """
 
 import json
+import logging
 import re
 import subprocess
 from collections.abc import Iterator
@@ -30,16 +31,16 @@ ROOT = Path(settings.BASE_DIR)
 OPEN_EVENT = "2021-W06-Q"  # the tour's weekly qualifier open at NOW (open entry)
 
 
-class AuthLog:
+class AuthLog(logging.Handler):
     """The records of logger ``unotour.auth`` (it does not propagate to the root)."""
 
     def __init__(self) -> None:
-        import logging
-
+        super().__init__()
         self.records: list[logging.LogRecord] = []
         self.logger = logging.getLogger("unotour.auth")
-        self.handler = logging.Handler()
-        self.handler.emit = self.records.append  # type: ignore[method-assign]
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
 
     def events(self) -> list[tuple[str, dict[str, Any]]]:
         return [(r.getMessage(), getattr(r, "fields", {})) for r in self.records]
@@ -48,11 +49,11 @@ class AuthLog:
 @pytest.fixture
 def auth_log() -> Iterator[AuthLog]:
     log = AuthLog()
-    log.logger.addHandler(log.handler)
+    log.logger.addHandler(log)
     try:
         yield log
     finally:
-        log.logger.removeHandler(log.handler)
+        log.logger.removeHandler(log)
 
 
 # --- sign-in lockout ------------------------------------------------------------------------
@@ -202,10 +203,12 @@ def test_every_post_form_refuses_a_request_without_the_csrf_token(seeded: Seeded
     routes = sorted({name for _, name, _ in forms} | {"admin:login"})
     assert routes == ["admin:login", "set_language", "web:review-decide"]
 
+    reviewer = seeded.users["reviewer"]
+    assert reviewer is not None
     refused = {}
     for name in routes:
         client = Client(enforce_csrf_checks=True)
-        client.force_login(seeded.users["reviewer"])
+        client.force_login(reviewer)
         path = reverse(name, args=arguments.get(name, []))
         refused[name] = client.post(path, data[name]).status_code
 
@@ -215,8 +218,10 @@ def test_every_post_form_refuses_a_request_without_the_csrf_token(seeded: Seeded
 
 
 def test_with_the_token_the_review_form_goes_through(seeded: Seeded) -> None:
+    reviewer = seeded.users["reviewer"]
+    assert reviewer is not None
     client = Client(enforce_csrf_checks=True)
-    client.force_login(seeded.users["reviewer"])
+    client.force_login(reviewer)
     client.get("/review/")
     token = client.cookies["csrftoken"].value
     pending = Qualification.objects.get(pk=seeded.params["qualification"])

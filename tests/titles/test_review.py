@@ -215,6 +215,7 @@ def test_two_reviewers_deciding_at_once_one_wins_one_conflicts(
     winner = next(name for name, outcome in outcomes.items() if outcome == "decided")
     row = Qualification.objects.get(pk=pending.pk)
     assert row.version == 2
+    assert row.decided_by is not None
     assert row.decided_by.username == winner
     assert row.status == ("approved" if winner == "rev1" else "rejected")
     assert TitleChange.objects.count() == (1 if winner == "rev1" else 0)

@@ -315,6 +315,7 @@ def test_corrections_endpoints(
     players = _field(weekly)
     event_finalise(event=weekly, by=None, force=True)
     game = weekly.games.filter(seats__player=players["a1"]).order_by("-seats__score").first()
+    assert game is not None
 
     assert api.post("/api/corrections/game-void/", {}, format="json").status_code == 401
     voided = organiser_api.post(

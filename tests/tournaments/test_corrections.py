@@ -44,7 +44,9 @@ def _monthly_and_quarterly() -> tuple[Event, Event]:
 
 
 def _best_game(event: Event, player: Player) -> Game:
-    return Seat.objects.filter(event=event, player=player).order_by("-score").first().game
+    best = Seat.objects.filter(event=event, player=player).order_by("-score").first()
+    assert best is not None
+    return best.game
 
 
 def _qualifications() -> dict[str, str]:

@@ -3,11 +3,13 @@
 from datetime import date, timedelta
 
 import pytest
+from django.test import Client
+from pytest_django import DjangoCaptureOnCommitCallbacks
 
 from accounts.models import User
 from core.errors import ConflictError, ServiceError
 from tests.tournaments.factories import local, make_players, score_games
-from tournaments.models import CalendarChange, Entry, Event
+from tournaments.models import CalendarChange, Entry, Event, Season
 from tournaments.selectors.events import station_title
 from tournaments.services.entries import entry_invite
 from tournaments.services.events import event_add, event_cancel, event_move
@@ -17,11 +19,11 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def season() -> object:
+def season() -> Season:
     return season_create(year=2021, start=date(2021, 1, 4))
 
 
-def _stations(season: object) -> list[tuple[int, str]]:
+def _stations(season: Season) -> list[tuple[int | None, str]]:
     return list(
         Event.objects.filter(season=season, station__isnull=False)
         .order_by("station")
@@ -30,7 +32,7 @@ def _stations(season: object) -> list[tuple[int, str]]:
 
 
 def test_moving_a_final_renumbers_the_stations_in_date_order(
-    season: object, organiser: User
+    season: Season, organiser: User
 ) -> None:
     # Move the weekly final of week 1 (station 1) after the week 2 final (station 2).
     event = Event.objects.get(code="2021-W01-F")
@@ -51,7 +53,7 @@ def test_moving_a_final_renumbers_the_stations_in_date_order(
     assert change.diff["starts_at"][1] == "2021-01-19T10:00:00+08:00"
 
 
-def test_a_move_needs_a_reason_and_a_window(season: object) -> None:
+def test_a_move_needs_a_reason_and_a_window(season: Season) -> None:
     event = Event.objects.get(code="2021-W01-F")
     with pytest.raises(ServiceError, match="reason"):
         event_move(
@@ -64,7 +66,7 @@ def test_a_move_needs_a_reason_and_a_window(season: object) -> None:
     assert CalendarChange.objects.filter(action="move").count() == 0
 
 
-def test_a_move_that_would_leave_games_outside_is_refused(season: object) -> None:
+def test_a_move_that_would_leave_games_outside_is_refused(season: Season) -> None:
     event = Event.objects.get(code="2021-W05-Q")
     (player,) = make_players(1)
     score_games(event, {player: [10]}, start=local(2021, 2, 3, 12))
@@ -81,7 +83,7 @@ def test_a_move_that_would_leave_games_outside_is_refused(season: object) -> Non
     assert event.starts_at == local(2021, 2, 1, 10)
 
 
-def test_a_finalised_event_cannot_move_or_be_cancelled(season: object) -> None:
+def test_a_finalised_event_cannot_move_or_be_cancelled(season: Season) -> None:
     event = Event.objects.get(code="2021-W01-F")
     Event.objects.filter(pk=event.pk).update(status="finalised")
 
@@ -94,7 +96,7 @@ def test_a_finalised_event_cannot_move_or_be_cancelled(season: object) -> None:
     assert CalendarChange.objects.exclude(action="season_create").count() == 0
 
 
-def test_cancelling_frees_the_station_number(season: object, organiser: User) -> None:
+def test_cancelling_frees_the_station_number(season: Season, organiser: User) -> None:
     event = Event.objects.get(code="2021-W02-F")
 
     cancelled = event_cancel(event=event, by=organiser, reason="holiday")
@@ -109,7 +111,7 @@ def test_cancelling_frees_the_station_number(season: object, organiser: User) ->
     assert change.diff["stations"]["2021-A"] == [69, 68]
 
 
-def test_adding_a_custom_final_makes_it_a_station(season: object, organiser: User) -> None:
+def test_adding_a_custom_final_makes_it_a_station(season: Season, organiser: User) -> None:
     event = event_add(
         season=season,
         code="2021-SPRING",
@@ -130,7 +132,7 @@ def test_adding_a_custom_final_makes_it_a_station(season: object, organiser: Use
     assert CalendarChange.objects.get(action="add").diff["code"] == "2021-SPRING"
 
 
-def test_adding_a_championship_is_not_a_station(season: object) -> None:
+def test_adding_a_championship_is_not_a_station(season: Season) -> None:
     event = event_add(
         season=season,
         code="2021-NC",
@@ -153,7 +155,7 @@ def test_adding_a_championship_is_not_a_station(season: object) -> None:
     ("code", "message"),
     [("2021-W01-Q", "event 2021-W01-Q already exists"), ("bad code", "must be 1–32 letters")],
 )
-def test_adding_a_taken_or_bad_code_is_refused(season: object, code: str, message: str) -> None:
+def test_adding_a_taken_or_bad_code_is_refused(season: Season, code: str, message: str) -> None:
     before = Event.objects.count()
     with pytest.raises(ServiceError, match=message):
         event_add(
@@ -185,7 +187,7 @@ def test_station_title() -> None:
 # --- entries -------------------------------------------------------------------------------
 
 
-def test_invitations_enter_players_once_and_are_logged(season: object, organiser: User) -> None:
+def test_invitations_enter_players_once_and_are_logged(season: Season, organiser: User) -> None:
     event = Event.objects.get(code="2021-01-M")
     players = make_players(3)
     Entry.objects.create(
@@ -203,7 +205,7 @@ def test_invitations_enter_players_once_and_are_logged(season: object, organiser
     assert change.diff == {"players": [p.external_id for p in players[1:]]}
 
 
-def test_open_events_and_closed_events_take_no_invitations(season: object) -> None:
+def test_open_events_and_closed_events_take_no_invitations(season: Season) -> None:
     players = make_players(1)
     with pytest.raises(ServiceError, match="open to every player"):
         entry_invite(
@@ -217,7 +219,7 @@ def test_open_events_and_closed_events_take_no_invitations(season: object) -> No
     assert Entry.objects.count() == 0
 
 
-def test_window_end_is_after_start(season: object) -> None:
+def test_window_end_is_after_start(season: Season) -> None:
     qualifier = Event.objects.get(code="2021-W01-Q")
     assert qualifier.ends_at - qualifier.starts_at == timedelta(days=6, hours=14) - timedelta(
         microseconds=1
@@ -228,13 +230,13 @@ def test_window_end_is_after_start(season: object) -> None:
 
 
 @pytest.fixture
-def boss(client: object) -> object:
+def boss(client: Client) -> Client:
     user = User.objects.create_superuser("boss", password="pw-for-tests-only")
     client.force_login(user)
     return client
 
 
-def test_the_admin_lists_moves_and_cancels_events(boss: object, season: object) -> None:
+def test_the_admin_lists_moves_and_cancels_events(boss: Client, season: Season) -> None:
     assert boss.get("/admin/tournaments/event/?kind__exact=monthly_final").status_code == 200
     event = Event.objects.get(code="2021-W01-F")
     url = f"/admin/tournaments/event/{event.pk}/change/"
@@ -270,7 +272,7 @@ def test_the_admin_lists_moves_and_cancels_events(boss: object, season: object) 
     ) == [("cancel", "holiday"), ("move", "maintenance")]
 
 
-def test_the_admin_refuses_a_bad_window_on_the_form(boss: object, season: object) -> None:
+def test_the_admin_refuses_a_bad_window_on_the_form(boss: Client, season: Season) -> None:
     event = Event.objects.get(code="2021-W01-F")
     response = boss.post(
         f"/admin/tournaments/event/{event.pk}/change/",
@@ -290,7 +292,7 @@ def test_the_admin_refuses_a_bad_window_on_the_form(boss: object, season: object
     assert CalendarChange.objects.exclude(action="season_create").count() == 0
 
 
-def test_the_admin_adds_an_event(boss: object, season: object) -> None:
+def test_the_admin_adds_an_event(boss: Client, season: Season) -> None:
     response = boss.post(
         "/admin/tournaments/event/add/",
         {
@@ -333,7 +335,7 @@ def test_the_admin_adds_an_event(boss: object, season: object) -> None:
 
 
 def test_the_admin_finalise_action_queues_the_job(
-    boss: object, season: object, django_capture_on_commit_callbacks: object
+    boss: Client, season: Season, django_capture_on_commit_callbacks: DjangoCaptureOnCommitCallbacks
 ) -> None:
     event = Event.objects.get(code="2021-W01-Q")
     with django_capture_on_commit_callbacks(execute=True):
@@ -349,6 +351,6 @@ def test_the_admin_finalise_action_queues_the_job(
 @pytest.mark.parametrize(
     "page", ["entry", "correction", "calendarchange", "game", "seat", "seatedround", "seatedtable"]
 )
-def test_the_read_only_admin_pages_load(boss: object, page: str) -> None:
+def test_the_read_only_admin_pages_load(boss: Client, page: str) -> None:
     assert boss.get(f"/admin/tournaments/{page}/").status_code == 200
     assert boss.get(f"/admin/tournaments/{page}/add/").status_code == 403

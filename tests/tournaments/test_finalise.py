@@ -5,6 +5,7 @@ qualifications; idempotent, serialised, refused while open."""
 import threading
 from datetime import date, timedelta
 from io import StringIO
+from sqlite3 import dbapi2
 
 import pytest
 from django.core.management import call_command
@@ -300,7 +301,7 @@ def test_an_old_sqlite_is_refused_before_writing(monkeypatch: pytest.MonkeyPatch
 
     weekly, _ = _final_and_monthly()
     _field(weekly)
-    monkeypatch.setattr(connection.Database, "sqlite_version_info", (3, 24, 0))
+    monkeypatch.setattr(dbapi2, "sqlite_version_info", (3, 24, 0))  # the SQLite backend's
 
     with pytest.raises(UnavailableError, match="needs SQLite 3.25.0 or later"):
         event_finalise(event=weekly, by=None, now=AFTER)

@@ -163,7 +163,7 @@ def test_times_with_other_offsets_are_placed_in_shanghai_hours(record: RecordBui
 @pytest.mark.django_db
 def test_doubles_are_scored_by_team(record: RecordBuilder) -> None:
     # Team 0 holds the lowest hand (0): it wins the losing team's total 5 + 50 = 55.
-    hands = ([], ["R5"], ["G7", "GS"], ["WD4"])
+    hands: tuple[list[str], ...] = ([], ["R5"], ["G7", "GS"], ["WD4"])
     report = games_ingest(records=[record(mode="doubles", teams=(0, 1, 0, 1), hands=hands)])
 
     assert report.ingested == 1
@@ -189,7 +189,12 @@ def test_singles_follow_the_season_scoring(event: Event, record: RecordBuilder) 
 def test_cards_follow_the_season_card_table(event: Event, record: RecordBuilder) -> None:
     event.season.card_table = double_deck(CLASSIC).to_dict()
     event.season.save()
-    hands = ([], ["W", "W", "W"], ["W", "W", "W"], ["W", "W"])  # 8 W: only a double deck
+    hands: tuple[list[str], ...] = (
+        [],
+        ["W", "W", "W"],
+        ["W", "W", "W"],
+        ["W", "W"],
+    )  # 8 W: only a double deck
 
     report = games_ingest(records=[record(hands=hands)])
 
@@ -270,7 +275,7 @@ def _times(started: str, ended: str) -> Callable[[dict[str, Any]], None]:
 def _seats(count: int) -> Callable[[dict[str, Any]], None]:
     def mutate(record: dict[str, Any]) -> None:
         players = [f"p{i:07d}" for i in range(1, count + 1)]
-        hands = [[] for _ in players]
+        hands: list[list[str]] = [[] for _ in players]
         record["seats"] = make_record(players=players, hands=hands)["seats"]
 
     return mutate

@@ -10,7 +10,15 @@ from accounts.models import Player
 from core.errors import ConflictError, ServiceError
 from tests.tournaments.factories import AFTER_SEATED, make_event, make_players, make_season
 from tournaments.domain.seating import random_seating, repeat_meetings
-from tournaments.models import Entry, Event, SeatedRound, SeatedTable, Standing, TableSeat
+from tournaments.models import (
+    Entry,
+    Event,
+    Season,
+    SeatedRound,
+    SeatedTable,
+    Standing,
+    TableSeat,
+)
 from tournaments.selectors.leaderboard import leaderboard_rows
 from tournaments.selectors.seated import seated_round_replay, seated_round_tables
 from tournaments.services.finalise import event_finalise
@@ -19,12 +27,21 @@ from tournaments.services.seated import seated_result_enter, seated_round_create
 pytestmark = pytest.mark.django_db
 
 
-def _seated_event(n: int, code: str = "2021-NC", season: object = None) -> tuple[Event, list]:
+def _seated_event(
+    n: int, code: str = "2021-NC", season: Season | None = None
+) -> tuple[Event, list[Player]]:
     season = season or make_season()
     event = make_event(season, code, "championship", format="seated", open_entry=False)
     players = make_players(n, ("江苏", "浙江", "广东", "上海"))
     Entry.objects.bulk_create([Entry(event=event, player=p, basis="invited") for p in players])
     return event, players
+
+
+def _standing_order(s: Standing) -> tuple[int, int, int, float]:
+    """Total, games, best, then the earlier to reach it."""
+    assert s.best is not None
+    assert s.reached_at is not None
+    return (s.total, s.games, s.best, -s.reached_at.timestamp())
 
 
 def _play_round(seated: SeatedRound, rng: random.Random) -> None:
@@ -154,7 +171,7 @@ def test_a_seated_event_is_ranked_by_points_and_finalised() -> None:
     event, players = _seated_event(8)
     _run(event, [1, 2, 3])
     standings = list(Standing.objects.filter(event=event))
-    best = max(standings, key=lambda s: (s.total, s.games, s.best, -s.reached_at.timestamp()))
+    best = max(standings, key=_standing_order)
 
     result = event_finalise(event=event, by=None, now=AFTER_SEATED)
 

@@ -8,6 +8,7 @@ import json
 from collections import defaultdict
 from datetime import datetime, time, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.core.management import call_command
@@ -25,7 +26,7 @@ WINDOW = (
 )
 
 
-def _games(count: int = 300, players: int = 80, seed: int = 1) -> list[dict]:
+def _games(count: int = 300, players: int = 80, seed: int = 1) -> list[dict[str, Any]]:
     return list(
         simulate_games(
             players=simulate_players(players, seed=seed),

@@ -88,7 +88,8 @@ def css(driver: Any, selector: str) -> Any:
 def css_all(driver: Any, selector: str) -> list[Any]:
     from selenium.webdriver.common.by import By
 
-    return driver.find_elements(By.CSS_SELECTOR, selector)
+    found: list[Any] = driver.find_elements(By.CSS_SELECTOR, selector)
+    return found
 
 
 def console_errors(driver: Any) -> list[str]:

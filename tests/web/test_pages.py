@@ -21,6 +21,13 @@ from titles.models import TitleTerm
 pytestmark = pytest.mark.django_db
 
 
+def script_data(html: str, element_id: str) -> Any:
+    """The JSON in the page's ``<script id=element_id>`` block."""
+    found = re.search(rf'id="{element_id}"[^>]*>(.*?)</script>', html, re.S)
+    assert found is not None, element_id
+    return json.loads(found[1])
+
+
 def page(url: str, status: int = 200) -> str:
     response = Client().get(url)
     assert response.status_code == status, url
@@ -165,11 +172,11 @@ def test_board_pages(tour: Tour, settings: Any, monkeypatch: pytest.MonkeyPatch)
 def test_player_page_charts_and_history(tour: Tour) -> None:
     monkey = tour.players["p0000001"]
     html = page("/players/p0000001/")
-    points = json.loads(re.search(r'id="rating-data"[^>]*>(.*?)</script>', html, re.S)[1])
+    points = script_data(html, "rating-data")
     expected = rating_history_points(player_id=monkey.pk)
     assert points == [[moment.isoformat(), round(value, 2)] for moment, value in expected]
     assert len(points) == 10
-    timeline = json.loads(re.search(r'id="title-data"[^>]*>(.*?)</script>', html, re.S)[1])
+    timeline = script_data(html, "title-data")
     code = TitleTerm.objects.get(player=monkey).code
     assert timeline == {
         "terms": [
@@ -186,7 +193,7 @@ def test_player_page_charts_and_history(tour: Tour) -> None:
 
 def test_lifetime_master_timeline_marks_lifetime(tour: Tour) -> None:
     html = page("/players/p0000008/")
-    timeline = json.loads(re.search(r'id="title-data"[^>]*>(.*?)</script>', html, re.S)[1])
+    timeline = script_data(html, "title-data")
     assert timeline["lifetime_since"] == "2020-09-01"
     assert [term["start"] for term in timeline["terms"]] == ["2020-06-01"]
     history = html.split('<ol class="timeline">', 1)[1].split("</ol>", 1)[0]
@@ -250,8 +257,8 @@ def test_verification_by_code(tour: Tour) -> None:
     assert redirect == f"/verify/{typed.replace(' ', '%20')}/"
     html = page(f"/verify/{typed}/")
     assert "✓ 有效的大师头衔" in html
-    facts = re.sub(r"<[^>]+>", "|", html.split('<dl class="facts">', 1)[1].split("</dl>", 1)[0])
-    facts = [part.strip() for part in facts.split("|") if part.strip()]
+    flat = re.sub(r"<[^>]+>", "|", html.split('<dl class="facts">', 1)[1].split("</dl>", 1)[0])
+    facts = [part.strip() for part in flat.split("|") if part.strip()]
     assert facts == [
         "验证码", code, "持有人", "小猴子", "p0000001 · 江苏", "任期开始", "2021-02-02",
         "有效期至", "2022-02-02", "状态", "有效",
@@ -304,8 +311,6 @@ def test_no_session_or_integrity_detail_on_public_pages(tour: Tour) -> None:
     for url in (*PUBLIC_PAGES, f"/verify/{revoked}/"):
         response = client.get(url)
         assert response.status_code == 200, url
-        body = (
-            b"".join(response.streaming_content) if response.streaming else response.content
-        ).decode()
+        body = response.getvalue().decode()  # the streamed content joined, or the content
         for secret in (SECRET_IP, SECRET_DEVICE, SECRET_CLIENT, SECRET_REASON, SECRET_CASE):
             assert secret not in body, (url, secret)

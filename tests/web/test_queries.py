@@ -71,9 +71,8 @@ def masters(rows: int) -> list[Player]:
 
 def consume(response: Any) -> bytes:
     assert response.status_code == 200
-    if response.streaming:
-        return b"".join(response.streaming_content)
-    return response.content
+    body: bytes = response.getvalue()  # the streamed content joined, or the content
+    return body
 
 
 def pids(html: bytes) -> int:
@@ -85,7 +84,7 @@ def csv_lines(csv: bytes) -> int:
 
 
 #: (queries, build the data for n rows, the URL, how many rows the answer shows).
-CASES = {
+CASES: dict[str, tuple[int, Callable[[int], Any], Callable[[Any], str], Callable[[bytes], int]]] = {
     # event, count, eligible slice
     "leaderboard page": (3, board, lambda event: f"/events/{event.code}/", pids),
     "province leaderboard page": (

@@ -62,7 +62,7 @@ NEWCOMERS = (
     ("p0000016", "新手丁", "四川", 3),
 )
 #: Cards left by place at a table (points 0, 3, 9, 29) and a variant for the last place.
-HANDS = ([], ["R3"], ["G7", "B2"], ["Y9", "RS"], ["WD4", "B5"])
+HANDS: tuple[list[str], ...] = ([], ["R3"], ["G7", "B2"], ["Y9", "RS"], ["WD4", "B5"])
 
 
 @dataclass

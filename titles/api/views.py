@@ -7,7 +7,7 @@ personal data. Reviewers: the review queue, approve / reject (with the version t
 Masters. Organisers: World Cup representatives.
 """
 
-from typing import Any, cast
+from typing import Any
 
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -20,10 +20,12 @@ from rest_framework.views import APIView
 from accounts.models import Player, User
 from accounts.permissions import IsOrganiser, IsReviewer
 from accounts.provinces import PROVINCE_CHOICES
+from accounts.roles import signed_in
 from core.errors import NotFoundError
 from titles import selectors, services
 from titles.models import (
     Confers,
+    PlayerTitle,
     Qualification,
     QualificationRule,
     QualificationStatus,
@@ -34,7 +36,7 @@ from titles.models import (
 from titles.recompute import tour_today
 
 
-class PlayerSerializer(serializers.Serializer):
+class PlayerSerializer(serializers.Serializer[Any]):
     class Meta:
         ref_name = "TitlesPlayer"
 
@@ -43,7 +45,7 @@ class PlayerSerializer(serializers.Serializer):
     province = serializers.CharField()
 
 
-class ErrorSerializer(serializers.Serializer):
+class ErrorSerializer(serializers.Serializer[Any]):
     """A refused request (core.errors): what and why; ``detail.reason`` for a 409 is
     ``stale`` (decided by someone else: reload), ``held`` or ``audit``."""
 
@@ -71,7 +73,7 @@ def _qualification(pk: int) -> Qualification:
 
 def _staff(request: Request) -> User:
     """The signed-in staff user (the view's permission class guarantees one)."""
-    return cast(User, request.user)
+    return signed_in(request.user)
 
 
 def _path(name: str, kind: OpenApiTypes, description: str) -> OpenApiParameter:
@@ -85,24 +87,26 @@ QUALIFICATION_ID = _path("id", OpenApiTypes.INT, "The qualification's id.")
 # --- public --------------------------------------------------------------------------------
 
 
-class TitleQualificationSerializer(serializers.Serializer):
-    source = serializers.CharField()
+class TitleQualificationSerializer(serializers.Serializer[Any]):
+    # A field named "source": the stubs see Field.source (DRF moves declared fields off).
+    source = serializers.CharField()  # type: ignore[assignment]
     on = serializers.DateField()
     confers = serializers.ChoiceField(choices=Confers.choices)
     rule = serializers.CharField(source="rule.key")
     description = serializers.CharField(source="rule.description")
 
 
-class TitleTermSerializer(serializers.Serializer):
+class TitleTermSerializer(serializers.Serializer[Any]):
     start = serializers.DateField()
     valid_until = serializers.DateField()
     code = serializers.CharField()
 
 
-class InternationalMasterSerializer(serializers.Serializer):
+class InternationalMasterSerializer(serializers.Serializer[Any]):
     granted_on = serializers.DateField()
     valid_until = serializers.DateField(allow_null=True)
-    source = serializers.CharField()
+    # A field named "source": the stubs see Field.source (DRF moves declared fields off).
+    source = serializers.CharField()  # type: ignore[assignment]
 
 
 class PlayerTitlesView(APIView):
@@ -110,10 +114,10 @@ class PlayerTitlesView(APIView):
 
     permission_classes = [AllowAny]
 
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(serializers.Serializer[Any]):
         as_of = serializers.DateField(required=False)
 
-    class OutputSerializer(serializers.Serializer):
+    class OutputSerializer(serializers.Serializer[Any]):
         class Meta:
             ref_name = "PlayerTitles"
 
@@ -160,19 +164,19 @@ class PlayerTitlesView(APIView):
         return Response(self.OutputSerializer(data).data)
 
 
-class RegistryView(generics.ListAPIView):
+class RegistryView(generics.ListAPIView[PlayerTitle]):
     """Current Masters (with their last valid day) and Lifetime Masters."""
 
     permission_classes = [AllowAny]
     filter_backends: list[Any] = []
 
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(serializers.Serializer[Any]):
         province = serializers.ChoiceField(choices=PROVINCE_CHOICES, required=False)
         status = serializers.ChoiceField(
             choices=[TitleStatus.MASTER, TitleStatus.LIFETIME], required=False
         )
 
-    class OutputSerializer(serializers.Serializer):
+    class OutputSerializer(serializers.Serializer[Any]):
         class Meta:
             ref_name = "RegistryEntry"
 
@@ -206,7 +210,7 @@ class VerifyView(APIView):
 
     permission_classes = [AllowAny]
 
-    class OutputSerializer(serializers.Serializer):
+    class OutputSerializer(serializers.Serializer[Any]):
         class Meta:
             ref_name = "VerifiedTerm"
 
@@ -231,11 +235,12 @@ class VerifyView(APIView):
 # --- reviewers -----------------------------------------------------------------------------
 
 
-class QualificationSerializer(serializers.Serializer):
+class QualificationSerializer(serializers.Serializer[Any]):
     id = serializers.IntegerField()
     version = serializers.IntegerField()
     player = PlayerSerializer()
-    source = serializers.CharField()
+    # A field named "source": the stubs see Field.source (DRF moves declared fields off).
+    source = serializers.CharField()  # type: ignore[assignment]
     rule = serializers.CharField(source="rule.key")
     confers = serializers.ChoiceField(choices=Confers.choices)
     on = serializers.DateField()
@@ -246,13 +251,13 @@ class QualificationSerializer(serializers.Serializer):
     decision_reason = serializers.CharField()
 
 
-class QueueView(generics.ListAPIView):
+class QueueView(generics.ListAPIView[Qualification]):
     """Pending grants with their evidence and the player's integrity status."""
 
     permission_classes = [IsReviewer]
     filter_backends: list[Any] = []
 
-    class OutputSerializer(serializers.Serializer):
+    class OutputSerializer(serializers.Serializer[Any]):
         class Meta:
             ref_name = "QueueItem"
 
@@ -272,7 +277,7 @@ class QueueView(generics.ListAPIView):
         return self.get_paginated_response(self.OutputSerializer(items, many=True).data)
 
 
-class DecisionInputSerializer(serializers.Serializer):
+class DecisionInputSerializer(serializers.Serializer[Any]):
     expected_version = serializers.IntegerField(min_value=1)
     reason = serializers.CharField(max_length=500, allow_blank=True, default="")
 
@@ -338,25 +343,28 @@ class BulkApproveView(APIView):
 
     permission_classes = [IsReviewer]
 
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(serializers.Serializer[Any]):
         class Meta:
             ref_name = "BulkApprove"
 
-        class ItemSerializer(serializers.Serializer):
+        class ItemSerializer(serializers.Serializer[Any]):
             class Meta:
                 ref_name = "BulkApproveItem"
 
             id = serializers.IntegerField()
             expected_version = serializers.IntegerField(min_value=1)
 
-        items = ItemSerializer(many=True, allow_empty=False, max_length=500)
+        # many=True makes a ListSerializer, which takes max_length; the stubs type the item one.
+        items = ItemSerializer(  # type: ignore[call-arg]
+            many=True, allow_empty=False, max_length=500
+        )
         reason = serializers.CharField(max_length=500, allow_blank=True, default="")
 
-    class OutputSerializer(serializers.Serializer):
+    class OutputSerializer(serializers.Serializer[Any]):
         class Meta:
             ref_name = "BulkApproveResult"
 
-        class RefusedSerializer(serializers.Serializer):
+        class RefusedSerializer(serializers.Serializer[Any]):
             class Meta:
                 ref_name = "BulkApproveRefusal"
 
@@ -389,14 +397,15 @@ class QualificationEnterView(APIView):
 
     permission_classes = [IsReviewer]
 
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(serializers.Serializer[Any]):
         class Meta:
             ref_name = "QualificationEntry"
 
         player = serializers.CharField(help_text="The player's id.")
         rule = serializers.SlugField(help_text="The qualification rule's key.")
         on = serializers.DateField()
-        source = serializers.CharField(max_length=180)
+        # A field named "source": the stubs see Field.source (DRF moves declared fields off).
+        source = serializers.CharField(max_length=180)  # type: ignore[assignment]
         evidence = serializers.DictField(required=False, default=dict)
         reason = serializers.CharField(max_length=500)
 
@@ -428,16 +437,17 @@ class InternationalMasterEnterView(APIView):
 
     permission_classes = [IsReviewer]
 
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(serializers.Serializer[Any]):
         class Meta:
             ref_name = "InternationalMasterEntry"
 
         player = serializers.CharField(help_text="The player's id.")
         granted_on = serializers.DateField()
         valid_until = serializers.DateField(required=False, allow_null=True, default=None)
-        source = serializers.CharField(max_length=200)
+        # A field named "source": the stubs see Field.source (DRF moves declared fields off).
+        source = serializers.CharField(max_length=200)  # type: ignore[assignment]
 
-    class OutputSerializer(serializers.Serializer):
+    class OutputSerializer(serializers.Serializer[Any]):
         class Meta:
             ref_name = "InternationalMasterRecord"
 
@@ -445,7 +455,8 @@ class InternationalMasterEnterView(APIView):
         player = PlayerSerializer()
         granted_on = serializers.DateField()
         valid_until = serializers.DateField(allow_null=True)
-        source = serializers.CharField()
+        # A field named "source": the stubs see Field.source (DRF moves declared fields off).
+        source = serializers.CharField()  # type: ignore[assignment]
 
     @extend_schema(
         operation_id="titles_international_master_enter",
@@ -473,7 +484,7 @@ class WorldCupRepresentativeEnterView(APIView):
 
     permission_classes = [IsOrganiser]
 
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(serializers.Serializer[Any]):
         class Meta:
             ref_name = "WorldCupRepresentativeEntry"
 
@@ -482,7 +493,7 @@ class WorldCupRepresentativeEnterView(APIView):
         ranking = serializers.ChoiceField(choices=StakeRanking.choices)
         player = serializers.CharField(help_text="The player's id.")
 
-    class OutputSerializer(serializers.Serializer):
+    class OutputSerializer(serializers.Serializer[Any]):
         class Meta:
             ref_name = "WorldCupRepresentative"
 

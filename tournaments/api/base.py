@@ -1,8 +1,7 @@
 """What the tournaments API views share: public reads with organiser-only writes, and the
 paginated envelope (``core.pagination.DefaultPagination``) described in the schema."""
 
-from collections.abc import Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from drf_spectacular.utils import inline_serializer
 from rest_framework import serializers
@@ -24,7 +23,14 @@ class OrganiserWritesView(APIView):
         return [IsOrganiser()]
 
 
-def paginated(name: str, item: type[serializers.Serializer]) -> serializers.Serializer:
+class Pageable(Protocol):
+    """What a page is cut from: a queryset, a list or a lazy sequence such as the leaderboard."""
+
+    def __len__(self) -> int: ...
+    def __getitem__(self, key: slice, /) -> Any: ...
+
+
+def paginated(name: str, item: type[serializers.Serializer[Any]]) -> serializers.Serializer[Any]:
     """The schema of a page: count, next, previous and the results."""
     return inline_serializer(
         name=name,
@@ -38,9 +44,10 @@ def paginated(name: str, item: type[serializers.Serializer]) -> serializers.Seri
 
 
 def page_response(
-    request: Request, view: APIView, rows: Sequence[Any], item: type[serializers.Serializer]
+    request: Request, view: APIView, rows: Pageable, item: type[serializers.Serializer[Any]]
 ) -> Response:
     """Page ``rows`` (a queryset or any sliceable with ``count()``) and serialise the page."""
     paginator = DefaultPagination()
-    page = paginator.paginate_queryset(rows, request, view=view)
+    # Django's paginator takes any sized, sliceable rows; the stubs ask for a QuerySet.
+    page: list[Any] | None = paginator.paginate_queryset(rows, request, view=view)  # type: ignore[arg-type]
     return paginator.get_paginated_response(item(page, many=True).data)

@@ -1,6 +1,8 @@
 """Corrections API (SPEC §4): the log (organisers and reviewers) and one endpoint per
 correction (organisers): void, restore or fix a game; void or restore a player's games."""
 
+from typing import Any
+
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
@@ -8,6 +10,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.permissions import IsOrganiser, IsReviewer
+from accounts.roles import signed_in
 from core.errors import NotFoundError, ServiceError
 from tournaments.api.base import page_response, paginated
 from tournaments.api.events import player_get
@@ -22,7 +25,7 @@ from tournaments.services.corrections import (
 )
 
 
-class CorrectionOutput(serializers.Serializer):
+class CorrectionOutput(serializers.Serializer[Any]):
     id = serializers.IntegerField()
     action = serializers.CharField()
     event = serializers.CharField(source="event.code")
@@ -54,7 +57,7 @@ class CorrectionsView(APIView):
 
     permission_classes = [IsOrganiser | IsReviewer]
 
-    class CorrectionFilterInput(serializers.Serializer):
+    class CorrectionFilterInput(serializers.Serializer[Any]):
         event = serializers.CharField(required=False)
 
     @extend_schema(
@@ -71,7 +74,7 @@ class CorrectionsView(APIView):
         return page_response(request, self, rows, CorrectionOutput)
 
 
-class GameInput(serializers.Serializer):
+class GameInput(serializers.Serializer[Any]):
     game = serializers.CharField(max_length=64, help_text="the game server's record id")
     reason = serializers.CharField(max_length=500)
 
@@ -87,7 +90,7 @@ class GameVoidView(APIView):
         data.is_valid(raise_exception=True)
         correction = game_void(
             game=_game(data.validated_data["game"]),
-            by=request.user,
+            by=signed_in(request.user),
             reason=data.validated_data["reason"],
         )
         return Response(CorrectionOutput(correction).data, status=201)
@@ -104,7 +107,7 @@ class GameRestoreView(APIView):
         data.is_valid(raise_exception=True)
         correction = game_restore(
             game=_game(data.validated_data["game"]),
-            by=request.user,
+            by=signed_in(request.user),
             reason=data.validated_data["reason"],
         )
         return Response(CorrectionOutput(correction).data, status=201)
@@ -127,13 +130,13 @@ class GameFixView(APIView):
         correction = game_fix(
             game=_game(data.validated_data["game"]),
             hands=data.validated_data["hands"],
-            by=request.user,
+            by=signed_in(request.user),
             reason=data.validated_data["reason"],
         )
         return Response(CorrectionOutput(correction).data, status=201)
 
 
-class PlayerInput(serializers.Serializer):
+class PlayerInput(serializers.Serializer[Any]):
     player = serializers.CharField(max_length=64)
     events = serializers.ListField(child=serializers.CharField(max_length=32), min_length=1)
     reason = serializers.CharField(max_length=500)
@@ -151,7 +154,7 @@ class PlayerVoidView(APIView):
         corrections = player_games_void(
             player=player_get(data.validated_data["player"]),
             events=_events(data.validated_data["events"]),
-            by=request.user,
+            by=signed_in(request.user),
             reason=data.validated_data["reason"],
         )
         return Response(CorrectionOutput(corrections, many=True).data, status=201)
@@ -169,7 +172,7 @@ class PlayerRestoreView(APIView):
         corrections = player_games_restore(
             player=player_get(data.validated_data["player"]),
             events=_events(data.validated_data["events"]),
-            by=request.user,
+            by=signed_in(request.user),
             reason=data.validated_data["reason"],
         )
         return Response(CorrectionOutput(corrections, many=True).data, status=201)

@@ -1,7 +1,7 @@
 """``POST /api/games/``: ingest a batch of game records v1 (SPEC §9) through
 ``tournaments.services.ingest.games_ingest``."""
 
-from typing import Any, cast
+from typing import Any
 
 from django.db import transaction
 from drf_spectacular.utils import OpenApiExample, extend_schema
@@ -10,9 +10,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.models import User
 from accounts.permissions import CanIngestGames
 from accounts.provinces import PROVINCES
+from accounts.roles import signed_in
 from core.errors import ServiceError
 from core.parsers import SafeJSONParser
 from ratings.tasks import ratings_update_task
@@ -44,7 +44,7 @@ A malformed batch (not a JSON list, empty, more than {MAX_BATCH:,} records) is r
 and writes nothing. Organisers and game-server tokens only."""
 
 
-class ErrorSerializer(serializers.Serializer):
+class ErrorSerializer(serializers.Serializer[Any]):
     code = serializers.CharField()
     message = serializers.CharField()
     detail = serializers.JSONField(required=False)
@@ -53,7 +53,7 @@ class ErrorSerializer(serializers.Serializer):
         ref_name = "GameIngestError"
 
 
-class PlayerSerializer(serializers.Serializer):
+class PlayerSerializer(serializers.Serializer[Any]):
     id = serializers.CharField(max_length=64)
     name = serializers.CharField(max_length=64)
     province = serializers.ChoiceField(choices=PROVINCES)
@@ -62,7 +62,7 @@ class PlayerSerializer(serializers.Serializer):
         ref_name = "GameRecordPlayer"
 
 
-class SessionSerializer(serializers.Serializer):
+class SessionSerializer(serializers.Serializer[Any]):
     ip = serializers.IPAddressField(required=False, allow_null=True)
     device = serializers.CharField(max_length=64, required=False, allow_null=True)
     client = serializers.CharField(max_length=32, required=False, allow_null=True)
@@ -71,7 +71,7 @@ class SessionSerializer(serializers.Serializer):
         ref_name = "GameRecordSession"
 
 
-class SeatSerializer(serializers.Serializer):
+class SeatSerializer(serializers.Serializer[Any]):
     player = PlayerSerializer()
     team = serializers.IntegerField(
         min_value=0, max_value=1, required=False, allow_null=True, help_text="doubles only"
@@ -83,7 +83,7 @@ class SeatSerializer(serializers.Serializer):
         ref_name = "GameRecordSeat"
 
 
-class ConflictSerializer(serializers.Serializer):
+class ConflictSerializer(serializers.Serializer[Any]):
     index = serializers.IntegerField()
     id = serializers.CharField()
     reason = serializers.CharField()
@@ -92,7 +92,7 @@ class ConflictSerializer(serializers.Serializer):
         ref_name = "GameIngestConflict"
 
 
-class RejectionSerializer(serializers.Serializer):
+class RejectionSerializer(serializers.Serializer[Any]):
     index = serializers.IntegerField()
     id = serializers.CharField(allow_null=True)
     field = serializers.CharField()
@@ -111,7 +111,7 @@ class GameIngestView(APIView):
     # record (field path) and stores the batch's good records.
     parser_classes = [SafeJSONParser]
 
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(serializers.Serializer[Any]):
         id = serializers.CharField(max_length=64)
         event = serializers.CharField(help_text="event code, e.g. 2021-W05-Q")
         mode = serializers.ChoiceField(choices=["singles", "doubles"])
@@ -124,7 +124,7 @@ class GameIngestView(APIView):
         class Meta:
             ref_name = "GameRecord"
 
-    class OutputSerializer(serializers.Serializer):
+    class OutputSerializer(serializers.Serializer[Any]):
         ingested = serializers.IntegerField()
         duplicates = serializers.ListField(child=serializers.CharField())
         conflicts = ConflictSerializer(many=True)
@@ -173,7 +173,7 @@ class GameIngestView(APIView):
                 f"A batch holds at most {MAX_BATCH} records, got {len(records)}.",
                 detail={"max": MAX_BATCH, "got": len(records)},
             )
-        report = games_ingest(records=records, by=cast(User, request.user), source="api")
+        report = games_ingest(records=records, by=signed_in(request.user), source="api")
         if report.ingested:
             # Committed already; a broker outage must not fail the request: the periodic
             # ratings.update catches up (robust on_commit logs the failure).

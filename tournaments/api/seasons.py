@@ -2,6 +2,7 @@
 stations of a season with their champions."""
 
 import datetime
+from typing import Any
 from zoneinfo import ZoneInfo
 
 from drf_spectacular.utils import extend_schema
@@ -9,18 +10,19 @@ from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from accounts.roles import signed_in
 from tournaments.api.base import OrganiserWritesView, page_response, paginated
 from tournaments.models import Event, Season
 from tournaments.selectors.events import season_get, season_list, station_list, station_title
 from tournaments.services.seasons import RULESET_FIELDS, season_create, season_update
 
 
-class PlayerRef(serializers.Serializer):
+class PlayerRef(serializers.Serializer[Any]):
     id = serializers.CharField(source="external_id")
     name = serializers.CharField()
 
 
-class SeasonSummary(serializers.Serializer):
+class SeasonSummary(serializers.Serializer[Any]):
     year = serializers.IntegerField()
     name = serializers.CharField()
     starts_on = serializers.DateField()
@@ -29,7 +31,7 @@ class SeasonSummary(serializers.Serializer):
     stations = serializers.IntegerField(source="stations_count")
 
 
-class Ruleset(serializers.Serializer):
+class Ruleset(serializers.Serializer[Any]):
     best_n = serializers.IntegerField()
     minimum_games = serializers.IntegerField()
     quotas = serializers.DictField(child=serializers.DictField(child=serializers.IntegerField()))
@@ -43,7 +45,7 @@ class Ruleset(serializers.Serializer):
     )
 
 
-class SeasonDetail(serializers.Serializer):
+class SeasonDetail(serializers.Serializer[Any]):
     year = serializers.IntegerField()
     name = serializers.CharField()
     starts_on = serializers.DateField()
@@ -53,7 +55,7 @@ class SeasonDetail(serializers.Serializer):
 class SeasonsView(OrganiserWritesView):
     """GET: the seasons, newest first. POST (organisers): create a season and its calendar."""
 
-    class SeasonCreateInput(serializers.Serializer):
+    class SeasonCreateInput(serializers.Serializer[Any]):
         year = serializers.IntegerField(min_value=2000, max_value=2100)
         start = serializers.DateField(help_text="the first Monday (weekly qualifier 1)")
         quarterly = serializers.ListField(child=serializers.DateField(), required=False)
@@ -76,7 +78,7 @@ class SeasonsView(OrganiserWritesView):
             annual_date=data.validated_data.get("annual"),
             weeks=data.validated_data["weeks"],
             name=data.validated_data["name"],
-            by=request.user,
+            by=signed_in(request.user),
         )
         return Response(SeasonDetail(season).data, status=status.HTTP_201_CREATED)
 
@@ -85,7 +87,7 @@ class SeasonView(OrganiserWritesView):
     """GET: a season and its ruleset. PATCH (organisers): change ruleset fields, with a
     reason; errors name the field."""
 
-    class SeasonUpdateInput(serializers.Serializer):
+    class SeasonUpdateInput(serializers.Serializer[Any]):
         reason = serializers.CharField(max_length=500)
         best_n = serializers.JSONField(required=False)
         minimum_games = serializers.JSONField(required=False)
@@ -108,7 +110,10 @@ class SeasonView(OrganiserWritesView):
         data.is_valid(raise_exception=True)
         changes = {f: v for f, v in data.validated_data.items() if f in RULESET_FIELDS}
         updated: Season = season_update(
-            season=season, changes=changes, by=request.user, reason=data.validated_data["reason"]
+            season=season,
+            changes=changes,
+            by=signed_in(request.user),
+            reason=data.validated_data["reason"],
         )
         return Response(SeasonDetail(updated).data)
 
@@ -116,7 +121,7 @@ class SeasonView(OrganiserWritesView):
 class StationsView(OrganiserWritesView):
     """The season's stations in number order: city, date, kind, event code and champion."""
 
-    class StationOutput(serializers.Serializer):
+    class StationOutput(serializers.Serializer[Any]):
         number = serializers.IntegerField(source="station")
         city = serializers.CharField()
         date = serializers.SerializerMethodField()

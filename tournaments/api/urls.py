@@ -1,9 +1,9 @@
-from django.urls import path
+from django.urls import URLPattern, URLResolver, path
 
 from tournaments.api import corrections, events, seasons, seated
 from tournaments.api.games import GameIngestView
 
-urlpatterns: list = [
+urlpatterns: list[URLPattern | URLResolver] = [
     path("games/", GameIngestView.as_view(), name="games-ingest"),
     path("seasons/", seasons.SeasonsView.as_view(), name="seasons"),
     path("seasons/<int:year>/", seasons.SeasonView.as_view(), name="season"),

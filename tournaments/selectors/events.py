@@ -73,7 +73,7 @@ def station_title(event: Event) -> str:
         parts.append(f"第{event.station}站")
     parts.append(f"{event.city}站" if event.city else event.name or event.code)
     title = " ".join(parts)
-    if event.champion_id is not None:
+    if event.champion is not None:
         title += f" 冠军：{event.champion.name}"
     return title
 

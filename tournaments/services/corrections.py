@@ -182,7 +182,7 @@ def game_fix(
                 detail={"hands": "one hand must be empty"},
             )
         hand_limit = Seat._meta.get_field("hand").max_length
-        if any(len(" ".join(hand)) > hand_limit for hand in parsed):
+        if hand_limit is not None and any(len(" ".join(hand)) > hand_limit for hand in parsed):
             raise ServiceError(f"a hand is longer than {hand_limit} characters")
         points = [hand_points(hand, table) for hand in parsed]
         if locked.mode == Game.Mode.DOUBLES:

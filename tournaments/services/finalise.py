@@ -41,6 +41,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import date, datetime
+from sqlite3 import dbapi2
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -103,10 +104,11 @@ SQLITE_MINIMUM = (3, 25, 0)
 
 
 def _check_database() -> None:
-    if connection.vendor == "sqlite" and connection.Database.sqlite_version_info < SQLITE_MINIMUM:
+    # dbapi2 is the SQLite backend's ``connection.Database``.
+    if connection.vendor == "sqlite" and dbapi2.sqlite_version_info < SQLITE_MINIMUM:
         raise UnavailableError(
             f"finalising needs SQLite {'.'.join(map(str, SQLITE_MINIMUM))} or later, "
-            f"found {connection.Database.sqlite_version}"
+            f"found {dbapi2.sqlite_version}"
         )
 
 

@@ -133,7 +133,8 @@ def _cities(value: object) -> list[str]:
     bad = [city for city in value if not isinstance(city, str) or not city.strip()]
     if bad:
         raise ValueError(f"city names must be non-empty strings, got {bad[0]!r}")
-    too_long = [city for city in value if len(city) > Event._meta.get_field("city").max_length]
+    limit = Event._meta.get_field("city").max_length
+    too_long = [city for city in value if limit is not None and len(city) > limit]
     if too_long:
         raise ValueError(f"city name {too_long[0]!r} is too long")
     return [city.strip() for city in value]

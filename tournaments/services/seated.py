@@ -22,6 +22,7 @@ standings (SPEC §4 "Seated events").
 import secrets
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
 
 from django.db import transaction
 from django.db.models import F, Sum
@@ -77,7 +78,7 @@ def points_before(event: Event, before: int, players: Iterable[str]) -> dict[str
         .annotate(points=Sum("points"))
         .values_list("player__external_id", "points")
     ):
-        if key in totals:
+        if key in totals and points is not None:
             totals[key] = float(points)
     return totals
 
@@ -206,11 +207,12 @@ def seated_standings_recompute(*, event: Event, player_ids: Iterable[int]) -> in
         .filter(event=event, player_id__in=ids)
         .order_by("player_id")
     )
-    scores = defaultdict(list)
+    scores: defaultdict[int, list[tuple[int, datetime]]] = defaultdict(list)
     for player_id, points, at in TableSeat.objects.filter(
         table__round__event=event, player_id__in=ids, points__isnull=False
     ).values_list("player_id", "points", "table__result_entered_at"):
-        scores[player_id].append((points, at))
+        if points is not None and at is not None:  # a table's points come with its entry time
+            scores[player_id].append((points, at))
     now = timezone.now()
     for row in rows:
         played = scores[row.player_id]

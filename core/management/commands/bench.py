@@ -44,7 +44,8 @@ class Command(BaseCommand):
         results: list[Result] = []
         for name in names:
             self.stdout.write(f"-- {name} (scale {options['scale']})")
-            results.extend(STAGES[name](options["scale"], self.stdout))
+            # OutputWrapper is an io.TextIOBase, not the typing.TextIO the stages' type names.
+            results.extend(STAGES[name](options["scale"], self.stdout))  # type: ignore[arg-type]
         self.stdout.write(format_table(results))
         machine = f"{platform.node()} {platform.machine()} {os.cpu_count()} cpu"
         write_json(results, options["json_path"], scale=options["scale"], machine=machine)

@@ -29,7 +29,8 @@ def history(
 def titles_on(api: APIClient, player: Player, day: str) -> dict[str, Any]:
     response = api.get(f"/api/players/{player.external_id}/titles/", {"as_of": day})
     assert response.status_code == 200
-    return response.json()
+    body: dict[str, Any] = response.json()
+    return body
 
 
 def test_titles_on_days_before_inside_and_after_a_term(api: APIClient, history: Player) -> None:
