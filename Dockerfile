@@ -18,4 +18,4 @@ RUN DJANGO_SETTINGS_MODULE=config.settings.production DJANGO_SECRET_KEY=build-on
     && useradd --system --uid 1000 tour && chown -R tour /app
 USER tour
 EXPOSE 8000
-CMD ["gunicorn", "config.wsgi", "--bind", "0.0.0.0:8000", "--workers", "4", "--access-logfile", "-"]
+CMD ["gunicorn", "config.wsgi", "--bind", "0.0.0.0:8000", "--workers", "4", "--threads", "4", "--access-logfile", "-"]

@@ -13,7 +13,6 @@ from core.health import healthz
 
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
-    path("i18n/", include("django.conf.urls.i18n")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     # The split view serves Swagger UI's start-up script as a file: no inline script (CSP).
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="swagger-ui"),

@@ -157,7 +157,19 @@ STORAGES = {
 }
 
 # --- Cache -------------------------------------------------------------------------------------
-CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://unotour")}
+CACHES = {
+    "default": env.cache("CACHE_URL", default="locmemcache://unotour"),
+    # Each process's own copies of cached public answers (core.cache.cached_response).
+    "local": {
+        "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+        "LOCATION": "answers",
+        "OPTIONS": {"MAX_ENTRIES": 2000},
+    },
+}
+# How stale a public board, leaderboard API answer or player page may be, in whole seconds: a
+# board's version is read at most this often, shared by all processes through the cache
+# (core.cache.snapshot). 0: every request reads it.
+READ_STALE_SECONDS = env.int("READ_STALE_SECONDS", default=1)
 
 # --- REST API ----------------------------------------------------------------------------------
 REST_FRAMEWORK = {

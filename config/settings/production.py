@@ -15,7 +15,7 @@ if not CELERY_BROKER_URL:
     )
 CELERY_TASK_ALWAYS_EAGER = False
 
-CACHES = {"default": env.cache("CACHE_URL", default="redis://127.0.0.1:6379/1")}
+CACHES["default"] = env.cache("CACHE_URL", default="redis://127.0.0.1:6379/1")  # noqa: F405
 
 STORAGES["staticfiles"] = {
     "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage",

@@ -4,7 +4,8 @@ from .base import *  # noqa: F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 CELERY_TASK_ALWAYS_EAGER = True
-CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+CACHES["default"] = {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}  # noqa: F405
+READ_STALE_SECONDS = 0  # exact reads; tests/web/test_cache.py sets a bound to see it held
 ALLOWED_HOSTS = ["testserver", "127.0.0.1", "localhost"]
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = True

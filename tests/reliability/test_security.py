@@ -194,14 +194,13 @@ def post_forms() -> list[tuple[str, str, str]]:
 def test_every_post_form_refuses_a_request_without_the_csrf_token(seeded: Seeded) -> None:
     forms = post_forms()
     pending = Qualification.objects.get(pk=seeded.params["qualification"])
-    arguments = {"web:review-decide": [pending.pk, "approve"], "set_language": []}
+    arguments = {"web:review-decide": [pending.pk, "approve"]}
     data = {
         "web:review-decide": {"expected_version": pending.version, "reason": "ok"},
-        "set_language": {"language": "en", "next": "/"},
         "admin:login": {"username": "matrix-admin", "password": "pw-for-tests-only"},
     }
     routes = sorted({name for _, name, _ in forms} | {"admin:login"})
-    assert routes == ["admin:login", "set_language", "web:review-decide"]
+    assert routes == ["admin:login", "web:review-decide"]
 
     reviewer = seeded.users["reviewer"]
     assert reviewer is not None

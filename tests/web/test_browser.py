@@ -178,13 +178,13 @@ def test_language_switch(site: Tour, live_server: Any, driver: Any) -> None:
     assert "正在进行" in css(driver, "main").text
     shoot(driver, "home")
 
-    css(driver, "button.lang-en").click()
+    css(driver, "a.lang-en").click()
     wait_for(driver, lambda d: d.current_url.endswith("/en/"))
     assert css(driver, "html").get_attribute("lang") == "en"
     assert "China UNO Online Tour" in css(driver, ".brand-text").text
     assert "Live now" in css(driver, "main").text
 
-    css(driver, "button.lang-zh-hans").click()
+    css(driver, "a.lang-zh-hans").click()
     wait_for(driver, lambda d: not d.current_url.endswith("/en/"))
     assert "正在进行" in css(driver, "main").text
     assert console_errors(driver) == []

@@ -13,7 +13,9 @@ from rest_framework.response import Response
 from accounts.models import Player
 from accounts.provinces import PROVINCE_SET
 from core.broker import enqueue_or_fail
+from core.cache import CachedPage, cached_page
 from core.errors import NotFoundError, ServiceError
+from core.pagination import DefaultPagination
 from tournaments.api.base import OrganiserWritesView, page_response, paginated
 from tournaments.api.seasons import PlayerRef
 from tournaments.models import Event, EventKind, EventStatus
@@ -26,6 +28,7 @@ from tournaments.selectors.events import (
 )
 from tournaments.selectors.leaderboard import (
     advancement_explain,
+    board_cache_seconds,
     leaderboard_player,
     leaderboard_rows,
 )
@@ -187,7 +190,9 @@ class LeaderboardRowOutput(serializers.Serializer):
 class LeaderboardView(OrganiserWritesView):
     """Ranked rows, eligible first: frozen ranks once finalised; while live, the position
     (national rank on the national board, province rank with ``province``). ``player``
-    gives one player's row with both live ranks."""
+    gives one player's row with both live ranks. A board page's serialised rows are cached
+    under the event's ``leaderboard_version`` (``core.cache``), so a repeated page costs
+    the event's query alone and is never stale past a standings write."""
 
     class LeaderboardFilterInput(serializers.Serializer):
         province = serializers.CharField(required=False, help_text="e.g. 江苏")
@@ -213,10 +218,30 @@ class LeaderboardView(OrganiserWritesView):
         province = filters.validated_data.get("province")
         player = filters.validated_data.get("player")
         if player:
-            rows: Any = leaderboard_player(event, player=player, province=province)
-        else:
-            rows = leaderboard_rows(event, province=province)
-        return page_response(request, self, rows, LeaderboardRowOutput)
+            rows = leaderboard_player(event, player=player, province=province)
+            return page_response(request, self, rows, LeaderboardRowOutput)
+        pagination = DefaultPagination()
+        per_page = pagination.get_page_size(request)
+        board = leaderboard_rows(event, province=province)
+
+        def build() -> CachedPage:
+            # Django's paginator takes the sliceable board; the stubs ask for a QuerySet.
+            rows: list[Any] | None = pagination.paginate_queryset(board, request, view=self)  # type: ignore[arg-type]
+            page: Any = pagination.page  # set by paginate_queryset
+            results = LeaderboardRowOutput(rows, many=True).data
+            return CachedPage(page.number, page.paginator.count, page.paginator.per_page, results)
+
+        cached = cached_page(
+            ("board-api", event.pk, event.code, province or "", per_page),
+            event.leaderboard_version,
+            request.query_params.get(pagination.page_query_param),
+            build,
+            board_cache_seconds(event),
+        )
+        # What paginate_queryset sets when it runs: the links are made from them.
+        pagination.request = request
+        pagination.page = cached.page()
+        return pagination.get_paginated_response(cached.shown)
 
 
 class AdvancementView(OrganiserWritesView):

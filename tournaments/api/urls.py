@@ -1,7 +1,9 @@
 from django.urls import URLPattern, URLResolver, path
 
+from core.cache import cached_response
 from tournaments.api import corrections, events, seasons, seated
 from tournaments.api.games import GameIngestView
+from tournaments.selectors.leaderboard import board_response_key
 
 urlpatterns: list[URLPattern | URLResolver] = [
     path("games/", GameIngestView.as_view(), name="games-ingest"),
@@ -12,7 +14,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("events/<str:code>/", events.EventView.as_view(), name="event"),
     path(
         "events/<str:code>/leaderboard/",
-        events.LeaderboardView.as_view(),
+        cached_response(board_response_key)(events.LeaderboardView.as_view()),
         name="event-leaderboard",
     ),
     path(

@@ -27,7 +27,11 @@ advanced, as the basis of their entry; nothing here reads them).
   ``leaderboard_ranks`` streams both ranks of a whole board (exports).
 
 Queries do not grow with the rows shown: a count, then one or two slices, and for a
-finalised event one or two more.
+finalised event one or two more. The count is cached under the event's
+``leaderboard_version`` (``core.cache``; the pages that show a board cache what they built
+from it the same way), so a standings write, which bumps the version, is seen by the next
+read. What the version does not cover, a player's new name, shows within
+``board_cache_seconds``.
 """
 
 from __future__ import annotations
@@ -39,11 +43,14 @@ from typing import Any, overload
 from django.db import connection
 from django.db.models import Count, F, OrderBy, Q, QuerySet, Window
 from django.db.models.functions import RowNumber
+from django.http import HttpRequest
+from django.utils import timezone
 
 from accounts.models import Player
+from core.cache import cached_by_version, snapshot
 from tournaments.domain.advancement import Verdict, explain
 from tournaments.domain.leaderboard import DEFAULT_ORDER, TieBreak, resolve_order
-from tournaments.models import Event, Season, Standing
+from tournaments.models import Event, EventStatus, Season, Standing
 from tournaments.selectors.events import event_minimum_games, event_quota
 
 
@@ -260,10 +267,49 @@ def _row(standing: Standing, rank: int | None, province_rank: int | None) -> Lea
     )
 
 
+#: How long a live board's cached count and pages live, in seconds (the staleness bound of
+#: what ``leaderboard_version`` does not cover: player names).
+BOARD_LIVE_SECONDS = 60
+#: The same for a finalised board: its rows change only with a correction, which bumps the
+#: version.
+BOARD_FINAL_SECONDS = 24 * 60 * 60
+
+
+def board_cache_seconds(event: Event) -> int:
+    """How long a cached part of ``event``'s board lives."""
+    return BOARD_FINAL_SECONDS if event.is_finalised else BOARD_LIVE_SECONDS
+
+
+def board_response_key(
+    request: HttpRequest, code: str, **kwargs: Any
+) -> tuple[tuple[object, ...], int] | None:
+    """What a public answer about event ``code``'s board is cached under
+    (``core.cache.cached_response``): its ``leaderboard_version``, status and whether its
+    window is open, read at most ``READ_STALE_SECONDS`` ago. None for an unknown code (the
+    404 is built each time)."""
+    state = snapshot(
+        ("board", code),
+        lambda: (
+            Event.objects.filter(code=code)
+            .values_list("leaderboard_version", "status", "starts_at", "ends_at")
+            .first()
+        ),
+    )
+    if state is None:
+        return None
+    version, status, starts_at, ends_at = state
+    live = status == EventStatus.SCHEDULED and starts_at <= timezone.now() <= ends_at
+    final = status == EventStatus.FINALISED
+    return ("board", code, version, status, live), (
+        BOARD_FINAL_SECONDS if final else BOARD_LIVE_SECONDS
+    )
+
+
 class Leaderboard:
     """A lazy, sliceable leaderboard (what Django's Paginator pages): ``count()`` is one
     query, a slice one or two more, and one or two more again for a finalised event's
-    other rank (``_other_ranks``)."""
+    other rank (``_other_ranks``). The count is cached under the event's
+    ``leaderboard_version``, read with the event."""
 
     def __init__(self, event: Event, *, province: str | None = None) -> None:
         self.event = event
@@ -278,8 +324,13 @@ class Leaderboard:
 
     def _count_rows(self) -> dict[str, int]:
         if self._counts is None:
-            self._counts = self._rows().aggregate(
-                rows=Count("pk"), eligible=Count("pk", filter=Q(eligible=True))
+            self._counts = cached_by_version(
+                ("board-count", self.event.pk, self.event.code, self.province or ""),
+                self.event.leaderboard_version,
+                lambda: self._rows().aggregate(
+                    rows=Count("pk"), eligible=Count("pk", filter=Q(eligible=True))
+                ),
+                board_cache_seconds(self.event),
             )
         return self._counts
 

@@ -57,8 +57,8 @@ EVENT_STATUS_LABELS = {
 
 @register.simple_tag(takes_context=True)
 def path_in(context: dict[str, Any], language: str) -> str:
-    """This page's path (and query) in ``language``: the language switch's ``next``, so
-    leaving English for the unprefixed default language lands on the same page."""
+    """This page's path (and query) in ``language``: the language switch's link, so leaving
+    English for the unprefixed default language lands on the same page."""
     return translate_url(context["request"].get_full_path(), language)
 
 

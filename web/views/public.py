@@ -18,19 +18,24 @@ from datetime import date
 from typing import Any, TypeVar
 
 from django.core.paginator import Page, Paginator
+from django.db.models import Count, Sum
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
+from django.utils.safestring import SafeString
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from accounts.models import Player
 from accounts.provinces import PROVINCES
+from core.cache import CachedPage, cached_by_version, cached_page, cached_response, snapshot
 from core.errors import NotFoundError
 from ratings.models import Rating
 from ratings.selectors import rating_history_points
 from titles.models import TermState
 from titles.recompute import tour_today
-from titles.selectors import player_titles_on, registry, term_by_code
-from tournaments.models import Event
+from titles.selectors import TitlesOn, player_titles_on, registry, term_by_code
+from tournaments.models import Event, Standing
 from tournaments.selectors.events import (
     event_get,
     event_quota,
@@ -38,7 +43,12 @@ from tournaments.selectors.events import (
     season_list,
     station_list,
 )
-from tournaments.selectors.leaderboard import LeaderboardRow, leaderboard_rows
+from tournaments.selectors.leaderboard import (
+    LeaderboardRow,
+    board_cache_seconds,
+    board_response_key,
+    leaderboard_rows,
+)
 from web import selectors
 from web.forms import REGISTRY_VIEWS, AsOfForm, BoardForm, RegistryForm, VerifyForm
 from web.templatetags.tour import TERM_STATE_LABELS
@@ -49,6 +59,11 @@ BOARD_PAGE_SIZE = 50
 REGISTRY_PAGE_SIZE = 50
 #: The live board re-loads itself this often (htmx ``every``), in seconds.
 REFRESH_SECONDS = 10
+#: How stale a registry page can be, in seconds (titles have no version to key it on).
+REGISTRY_CACHE_SECONDS = 30
+#: How stale a player's titles, rating and name can be on their page, in seconds (their
+#: events' results are keyed on the events' ``leaderboard_version``).
+PLAYER_CACHE_SECONDS = 30
 
 
 def _found(read: Callable[..., T], **kwargs: Any) -> T:
@@ -112,22 +127,11 @@ class BoardRow:
     by_province: bool
 
 
-def _board(request: HttpRequest, event: Event) -> dict[str, Any]:
-    form = BoardForm(request.GET)
-    filters = form.cleaned_data if form.is_valid() else {"province": "", "q": ""}
-    province = filters["province"] or None
-    query = filters["q"].strip()
-    quota = event_quota(event)
-    cut_at = quota.per_province if province else quota.national
-    page: Page[LeaderboardRow] | None = None
-    if query:
-        rows = selectors.leaderboard_search(event=event, query=query, province=province)
-    else:
-        board = leaderboard_rows(event, province=province)
-        # Leaderboard is sliceable with count(): what Paginator pages.
-        pages: Paginator[LeaderboardRow] = Paginator(board, BOARD_PAGE_SIZE)  # type: ignore[arg-type]
-        page = pages.get_page(request.GET.get("page"))
-        rows = list(page.object_list)
+def _board_rows(
+    event: Event, rows: list[LeaderboardRow], *, province: str | None, query: str, cut_at: int
+) -> SafeString:
+    """The board's table (or its empty note), rendered: each row with the cut-off line under
+    rank ``cut_at`` (not on a search) and, once finalised, the list it advanced on."""
     bases = {}
     if event.is_finalised and any(row.advanced for row in rows):
         bases = selectors.leaderboard_bases(
@@ -145,6 +149,49 @@ def _board(request: HttpRequest, event: Event) -> dict[str, Any]:
                 by_province=bool(basis and basis.by_province),
             )
         )
+    context = {
+        "event": event,
+        "province": province,
+        "query": query,
+        "cut_at": cut_at,
+        "rows": board_rows,
+    }
+    return render_to_string("web/_board_rows.html", context)
+
+
+def _board(request: HttpRequest, event: Event) -> dict[str, Any]:
+    """The board's context. A page's table is cached under the event's
+    ``leaderboard_version`` and the language (``core.cache``): a repeated page renders only
+    around it, and a standings write (which bumps the version) is seen by the next read."""
+    form = BoardForm(request.GET)
+    filters = form.cleaned_data if form.is_valid() else {"province": "", "q": ""}
+    province = filters["province"] or None
+    query = filters["q"].strip()
+    quota = event_quota(event)
+    cut_at = quota.per_province if province else quota.national
+    page: Page[Any] | None = None
+    if query:
+        found = selectors.leaderboard_search(event=event, query=query, province=province)
+        table = _board_rows(event, found, province=province, query=query, cut_at=cut_at)
+    else:
+        board = leaderboard_rows(event, province=province)
+
+        def build() -> CachedPage:
+            # Leaderboard is sliceable with count(): what Paginator pages.
+            pages: Paginator[LeaderboardRow] = Paginator(board, BOARD_PAGE_SIZE)  # type: ignore[arg-type]
+            shown = pages.get_page(request.GET.get("page"))
+            rows = list(shown.object_list)
+            html = _board_rows(event, rows, province=province, query="", cut_at=cut_at)
+            return CachedPage(shown.number, pages.count, BOARD_PAGE_SIZE, html)
+
+        cached = cached_page(
+            ("board-html", event.pk, event.code, province or "", get_language()),
+            event.leaderboard_version,
+            request.GET.get("page"),
+            build,
+            board_cache_seconds(event),
+        )
+        table, page = cached.shown, cached.page()
     return {
         "event": event,
         "live": selectors.event_is_live(event),
@@ -154,11 +201,12 @@ def _board(request: HttpRequest, event: Event) -> dict[str, Any]:
         "query": query,
         "quota": quota,
         "cut_at": cut_at,
-        "rows": board_rows,
+        "table": table,
         "page": page,
     }
 
 
+@cached_response(board_response_key)
 def event(request: HttpRequest, code: str) -> HttpResponse:
     """The event's leaderboard: live while its window is open, final once finalised."""
     shown = _found(event_get, code=code)
@@ -168,6 +216,7 @@ def event(request: HttpRequest, code: str) -> HttpResponse:
     return render(request, "web/event.html", context)
 
 
+@cached_response(board_response_key)
 def event_board(request: HttpRequest, code: str) -> HttpResponse:
     """The board alone (htmx refresh); 204 when the version shown is still current."""
     shown = _found(event_get, code=code)
@@ -188,11 +237,17 @@ def players(request: HttpRequest) -> HttpResponse:
     return render(request, "web/players.html", {"query": query, "players": found})
 
 
-def _titles_on(request: HttpRequest, player: Player) -> dict[str, Any]:
+def _titles_on(
+    request: HttpRequest, player: Player, today: TitlesOn | None = None
+) -> dict[str, Any]:
+    """The "as of a day" form and its answer; ``today`` is the answer for today (the form's
+    default) when the caller has read it."""
     form = AsOfForm(request.GET if "as_of" in request.GET else None)
     day: date = form.cleaned_data["as_of"] if form.is_valid() else tour_today()
     if not form.is_bound:
         form = AsOfForm(initial={"as_of": day})
+    if today is not None and day == today.day:
+        return {"as_of_form": form, "titles_on": today}
     return {"as_of_form": form, "titles_on": player_titles_on(player=player, day=day)}
 
 
@@ -203,23 +258,58 @@ def _chart_points(player: Player) -> list[list[Any]]:
     ]
 
 
+def _player_data(player: Player, today: date) -> dict[str, Any]:
+    """What a player's page shows, read (``player``'s page cache holds it)."""
+    events = selectors.player_events(player=player)
+    return {
+        "events": events,
+        "finishes": selectors.player_best_finishes(player=player, recent=events),
+        "championships": list(selectors.player_championships(player=player)),
+        "rating": Rating.objects.filter(player=player).first(),
+        "rating_points": _chart_points(player),
+        "title": selectors.player_title(player=player),
+        "terms": list(selectors.player_terms(player=player)),
+        "changes": list(selectors.player_title_changes(player=player)[:50]),
+        "titles_today": player_titles_on(player=player, day=today),
+    }
+
+
+def _boards_of(external_id: str) -> tuple[int, int]:
+    """How many boards the player is on, and the sum of their ``leaderboard_version``."""
+    boards = Standing.objects.filter(player__external_id=external_id).aggregate(
+        events=Count("pk"), versions=Sum("event__leaderboard_version")
+    )
+    return boards["events"], boards["versions"] or 0
+
+
+def _player_key(request: HttpRequest, external_id: str) -> tuple[tuple[object, ...], int]:
+    boards = snapshot(("player-boards", external_id), lambda: _boards_of(external_id))
+    return ("player", external_id, *boards, tour_today()), PLAYER_CACHE_SECONDS
+
+
+@cached_response(_player_key)
 def player(request: HttpRequest, external_id: str) -> HttpResponse:
     """A player's events and best results, rating history, titles timeline and the title
-    status on any day."""
+    status on any day.
+
+    What the page reads is cached under the sum of the ``leaderboard_version`` of the
+    player's events (one query): their ranks and results are never stale past a standings
+    write (past ``READ_STALE_SECONDS`` for an anonymous visitor's whole page). Their titles,
+    rating and name have no version: those show within ``PLAYER_CACHE_SECONDS``."""
     shown = _player(external_id)
-    title = selectors.player_title(player=shown)
-    terms = list(selectors.player_terms(player=shown))
-    events = selectors.player_events(player=shown)
+    today = tour_today()
+    events, versions = _boards_of(external_id)
+    data = cached_by_version(
+        ("player", shown.pk, shown.external_id, events, today.isoformat()),
+        versions,
+        lambda: _player_data(shown, today),
+        PLAYER_CACHE_SECONDS,
+    )
+    title, terms = data["title"], data["terms"]
     context = {
+        **data,
         "player": shown,
-        "events": events,
         "events_shown": selectors.PLAYER_EVENTS_SHOWN,
-        "finishes": selectors.player_best_finishes(player=shown, recent=events),
-        "championships": selectors.player_championships(player=shown),
-        "rating": Rating.objects.filter(player=shown).first(),
-        "rating_points": _chart_points(shown),
-        "title": title,
-        "terms": terms,
         "timeline": {
             "terms": [
                 {
@@ -233,9 +323,8 @@ def player(request: HttpRequest, external_id: str) -> HttpResponse:
             "lifetime_since": (
                 title.lifetime_since.isoformat() if title and title.lifetime_since else None
             ),
-            "today": tour_today().isoformat(),
+            "today": today.isoformat(),
         },
-        "changes": selectors.player_title_changes(player=shown)[:50],
         "chart_labels": {
             "rating": _("评分"),
             "master": _("大师"),
@@ -243,7 +332,7 @@ def player(request: HttpRequest, external_id: str) -> HttpResponse:
             "today": _("今天"),
             "states": {state: str(label) for state, label in TERM_STATE_LABELS.items()},
         },
-        **_titles_on(request, shown),
+        **_titles_on(request, shown, today=data["titles_today"]),
     }
     return render(request, "web/player.html", context)
 
@@ -256,9 +345,15 @@ def player_titles(request: HttpRequest, external_id: str) -> HttpResponse:
 # --- titles ----------------------------------------------------------------------------------
 
 
+def _registry_key(request: HttpRequest) -> tuple[tuple[object, ...], int]:
+    return ("registry", tour_today()), REGISTRY_CACHE_SECONDS
+
+
+@cached_response(_registry_key)
 def masters(request: HttpRequest) -> HttpResponse:
     """The Master registry: current Masters and Lifetime Masters, the lapsed and the
-    revoked, by province."""
+    revoked, by province. A page is cached for ``REGISTRY_CACHE_SECONDS`` (titles have no
+    version): a grant, lapse or revocation shows within that."""
     form = RegistryForm(request.GET)
     filters = form.cleaned_data if form.is_valid() else {"province": "", "view": ""}
     province = filters["province"] or None
@@ -269,7 +364,23 @@ def masters(request: HttpRequest) -> HttpResponse:
         rows = selectors.registry_revoked(province=province)
     else:
         rows = registry(province=province, status=None if view == "current" else view)
-    page = Paginator(rows, REGISTRY_PAGE_SIZE).get_page(request.GET.get("page"))
+    today = tour_today()
+
+    def build() -> CachedPage:
+        shown = Paginator(rows, REGISTRY_PAGE_SIZE).get_page(request.GET.get("page"))
+        return CachedPage(
+            shown.number, shown.paginator.count, REGISTRY_PAGE_SIZE, list(shown.object_list)
+        )
+
+    # No version covers titles: a page is cached for REGISTRY_CACHE_SECONDS.
+    cached = cached_page(
+        ("registry", view, province or "", today.isoformat()),
+        0,
+        request.GET.get("page"),
+        build,
+        REGISTRY_CACHE_SECONDS,
+    )
+    page = cached.page()
     return render(
         request,
         "web/masters.html",
@@ -280,7 +391,7 @@ def masters(request: HttpRequest) -> HttpResponse:
             "views": REGISTRY_VIEWS,
             "registry_status": view if view in ("master", "lifetime") else None,
             "page": page,
-            "today": tour_today(),
+            "today": today,
         },
     )
 
