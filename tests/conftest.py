@@ -5,10 +5,16 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import Group
+from hypothesis import settings as hypothesis_settings
 from rest_framework.test import APIClient
 
 from accounts.models import ApiToken, User
 from accounts.roles import GAME_SERVER, ORGANISER, REVIEWER, ensure_roles
+
+# No per-example deadline: the machines are shared and a loaded one makes a fast property
+# look slow (a failure then says nothing about the property). Timing lives in `bench`.
+hypothesis_settings.register_profile("tour", deadline=None)
+hypothesis_settings.load_profile("tour")
 
 
 @pytest.fixture

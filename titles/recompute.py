@@ -27,6 +27,16 @@ with the fingerprint, and the one other writer, the expiry sweep
 
 :func:`titles_recompute_all` replays every player, streaming the qualifications, and gives
 players who have approved qualifications but no title row yet (a bulk import) one.
+
+**Partner webhooks** (``webhooks``), in the transaction that writes the history row, one per
+row (:data:`WEBHOOK_OF_KIND`): ``granted`` (a new Master term) and ``lifetime`` (Lifetime
+conferred, at most once) are ``title.granted``; ``extended`` is ``title.extended``;
+``lapsed`` is ``title.lapsed``; ``revoked`` (a sanction) is ``title.revoked``. Retractions,
+ignored qualifications and restorations on appeal (``restored``) send nothing: partners
+subscribe to no such type. One query per recompute finds the kinds some active subscription
+wants (:func:`webhook_kinds`); with none, no payload is built. History rows the services
+write themselves (the expiry sweep's lapses, a revocation) go through
+:func:`titles_webhooks_emit`.
 """
 
 import gc
@@ -62,6 +72,8 @@ from titles.models import (
     TitleStatus,
     TitleTerm,
 )
+from webhooks.models import EventType, Subscription
+from webhooks.services import webhook_emit
 
 #: Players per transaction of :func:`titles_recompute_all`.
 CHUNK = 5000
@@ -90,9 +102,9 @@ def fingerprint(history: TitleHistory) -> int:
     """A 64-bit hash of a replay's output — every change, every term, Lifetime — that is
     the same in every process (``hash()`` is not)."""
     parts = [
-        f"{c.kind}{_SEP}{c.on.toordinal()}{_SEP}{c.source}{_SEP}"
-        f"{c.valid_until.toordinal() if c.valid_until is not None else ''}{_SEP}{c.reason}"
-        for c in history.changes
+        f"{kind}{_SEP}{on.toordinal()}{_SEP}{source}{_SEP}"
+        f"{valid_until.toordinal() if valid_until is not None else ''}{_SEP}{reason}"
+        for kind, on, source, valid_until, reason in history.changes
     ]
     parts += [
         f"{t.start.toordinal()}{_SEP}{t.valid_until.toordinal()}{_SEP}{_SEP.join(t.sources)}"
@@ -166,7 +178,8 @@ def titles_recompute(
         qualifications=_fetch(_approved().filter(where)),
         stale=_stale(today, where),
     )
-    _write(_plan(read, today), today=today, by=by, reason=reason, vanished=vanished)
+    plan = _plan(read, today)
+    _write(plan, today=today, by=by, reason=reason, vanished=vanished, kinds=webhook_kinds())
 
 
 def titles_recompute_all(
@@ -202,12 +215,15 @@ def titles_recompute_all(
         _Read(titles={pid: tuple(row) for pid, *row in rows}, qualifications=q, stale=stale)
         for rows, q in zip(_by_range(titles, ends), _by_range(qualifications, ends), strict=True)
     )
+    kinds = webhook_kinds()
     replayed = 0
     with _gc_paused():
         for read in reads:
             plan = _plan(read, today)
             with transaction.atomic():
-                replayed += _write(plan, today=today, by=by, reason=reason, vanished=TermState.VOID)
+                replayed += _write(
+                    plan, today=today, by=by, reason=reason, vanished=TermState.VOID, kinds=kinds
+                )
     return replayed
 
 
@@ -268,9 +284,11 @@ def _by_range(rows: Iterable[Row], ends: list[int]) -> Iterator[list[Row]]:
 
 
 def _approved() -> QuerySet[Any, Any]:
+    """Approved qualifications by player; in any order within a player (the replay orders
+    them), which spares the database a sort on the date and the source."""
     return (
         Qualification.objects.filter(status=QualificationStatus.APPROVED)
-        .order_by("player_id", "on", "source")
+        .order_by("player_id")
         .values_list("player_id", "source", "on", "confers", "requires_valid_master")
     )
 
@@ -317,6 +335,23 @@ def _shown(ids: tuple[int, ...]) -> dict[int, Shown]:
     return {pid: tuple(shown) for pid, *shown in rows}
 
 
+def _external_ids(ids: list[int]) -> dict[int, str]:
+    """The players' external ids (for term codes). On PostgreSQL as ``id = ANY(array)``: an
+    IN list of thousands of parameters costs more to build and parse than to run."""
+    if not ids:
+        return {}
+    if connection.vendor != "postgresql":
+        return dict(_fetch(Player.objects.filter(pk__in=ids).values_list("pk", "external_id")))
+    table = connection.ops.quote_name(Player._meta.db_table)
+    pk = connection.ops.quote_name(Player._meta.pk.column)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT {pk}, external_id FROM {table} WHERE {pk} = ANY(%s)",  # noqa: S608
+            [ids],
+        )
+        return dict(cursor.fetchall())
+
+
 def _terms_of(ids: tuple[int, ...]) -> dict[int, dict[date, Row]]:
     """(id, valid_until, sources, code, state) of each term, by player and start."""
     terms: dict[int, dict[date, Row]] = defaultdict(dict)
@@ -352,7 +387,7 @@ def _status(history: TitleHistory, today: date) -> str:
 def _changes(history: TitleHistory, today: date) -> list[ChangeKey]:
     """The replay's changes, and the lapse of the last term once its day has come (earlier
     lapses are in the replay's changes)."""
-    keys = [(c.kind, c.on, c.source, c.valid_until, c.reason) for c in history.changes]
+    keys: list[ChangeKey] = list(history.changes)  # a Change is that tuple
     last = history.terms[-1] if history.terms else None
     if last is not None and last.valid_until < today:
         lapse = (LAPSED, last.valid_until + ONE_DAY, last.sources[-1], last.valid_until, "")
@@ -377,9 +412,18 @@ def _json_list(items: Iterable[str]) -> str:
 # --- writing the difference -----------------------------------------------------------------
 
 
-def _write(plan: _Plan, *, today: date, by: User | None, reason: str, vanished: str) -> int:
-    """Write what differs between ``plan`` and the materialisation; returns the number of
-    players materialised.
+def _write(
+    plan: _Plan,
+    *,
+    today: date,
+    by: User | None,
+    reason: str,
+    vanished: str,
+    kinds: frozenset[str],
+) -> int:
+    """Write what differs between ``plan`` and the materialisation, and emit the webhooks of
+    the history rows added whose kind is in ``kinds``; returns the number of players
+    materialised.
 
     The title rows of the planned players that have one are locked (a no-op for rows
     :func:`titles_lock` locked); one that changed since it was read was materialised by
@@ -400,10 +444,7 @@ def _write(plan: _Plan, *, today: date, by: User | None, reason: str, vanished: 
     shown, old_terms, live = {}, {}, {}
     if ids:
         shown, old_terms, live = _shown(ids), _terms_of(ids), _live_changes_of(ids)
-    external: dict[int, str] = {}
-    if any(history.terms for _, history, _, _ in replays):
-        players = Player.objects.filter(pk__in=[pid for pid, h, _, _ in replays if h.terms])
-        external = dict(_fetch(players.values_list("pk", "external_id")))
+    external = _external_ids([pid for pid, history, _, _ in replays if history.terms])
     now = connection.ops.adapt_datetimefield_value(timezone.now())
     by_id = by.pk if by is not None else None
     title_rows: list[Row] = []
@@ -481,7 +522,19 @@ def _write(plan: _Plan, *, today: date, by: User | None, reason: str, vanished: 
         _update(cursor, PlayerTitle, "player_id", _FINGERPRINT_COLUMNS, digest_rows)
         _update(cursor, TitleTerm, "id", _TERM_UPDATE_COLUMNS, term_rows)
         _insert(cursor, TitleTerm, _TERM_COLUMNS, new_terms)
-        _insert(cursor, TitleChange, _CHANGE_COLUMNS, new_changes)
+        if not any(row[1] in kinds for row in new_changes):
+            _insert(cursor, TitleChange, _CHANGE_COLUMNS, new_changes)
+            return len(plan.titles) + len(newcomers)
+        change_ids = _insert(cursor, TitleChange, _CHANGE_COLUMNS, new_changes, ids=True)
+    _emit(
+        [
+            (change_id, pid, kind, on, valid_until, source)
+            for change_id, (pid, kind, on, valid_until, source, *_) in zip(
+                change_ids, new_changes, strict=True
+            )
+        ],
+        kinds,
+    )
     return len(plan.titles) + len(newcomers)
 
 
@@ -607,17 +660,128 @@ def _update(
 
 
 def _insert(
-    cursor: Any, model: type[Model], columns: list[tuple[str, str]], rows: list[Row]
-) -> None:
+    cursor: Any,
+    model: type[Model],
+    columns: list[tuple[str, str]],
+    rows: list[Row],
+    *,
+    ids: bool = False,
+) -> list[int]:
+    """Insert ``rows``; with ``ids``, returns their new ids, in order and ascending (taken
+    from the sequence first on PostgreSQL), else nothing."""
     if not rows:
-        return
+        return []
     table = connection.ops.quote_name(model._meta.db_table)
     if connection.vendor == "postgresql":
-        _copy(cursor, table, columns, rows)
-        return
+        if not ids:
+            _copy(cursor, table, columns, rows)
+            return []
+        cursor.execute(
+            "SELECT nextval(pg_get_serial_sequence(%s, 'id')) FROM generate_series(1, %s)",
+            [model._meta.db_table, len(rows)],
+        )
+        new = sorted(new_id for (new_id,) in cursor.fetchall())
+        _copy(
+            cursor,
+            table,
+            [("id", "int8"), *columns],
+            [(new_id, *row) for new_id, row in zip(new, rows, strict=True)],
+        )
+        return new
     names = ", ".join(connection.ops.quote_name(name) for name, _ in columns)
     marks = ", ".join(["%s"] * len(columns))
-    cursor.executemany(
-        f"INSERT INTO {table} ({names}) VALUES ({marks})",  # noqa: S608
-        rows,
+    insert = f"INSERT INTO {table} ({names}) VALUES ({marks})"  # noqa: S608
+    if not ids:
+        cursor.executemany(insert, rows)
+        return []
+    new = []
+    for row in rows:
+        cursor.execute(insert, row)
+        new.append(cursor.lastrowid)
+    return new
+
+
+# --- partner webhooks -----------------------------------------------------------------------
+
+#: The webhook event type each history kind is sent as; the other kinds send none.
+WEBHOOK_OF_KIND: dict[str, str] = {
+    ChangeKind.GRANTED: EventType.TITLE_GRANTED,
+    ChangeKind.LIFETIME: EventType.TITLE_GRANTED,
+    ChangeKind.EXTENDED: EventType.TITLE_EXTENDED,
+    ChangeKind.LAPSED: EventType.TITLE_LAPSED,
+    ChangeKind.REVOKED: EventType.TITLE_REVOKED,
+}
+_TERM_KINDS = (ChangeKind.GRANTED, ChangeKind.EXTENDED, ChangeKind.LAPSED)
+
+#: A history row to announce: (id, player id, kind, on, valid_until, source).
+Announced = tuple[int, int, str, date, date | None, str]
+
+
+def webhook_kinds() -> frozenset[str]:
+    """The history kinds whose webhook some active subscription wants (one query)."""
+    wanted = list(Subscription.objects.filter(active=True).values_list("events", flat=True))
+    return frozenset(
+        kind for kind, event in WEBHOOK_OF_KIND.items() if any(event in w for w in wanted)
     )
+
+
+def titles_webhooks_emit(changes: Iterable[TitleChange]) -> int:
+    """Emit the webhooks of history rows a service wrote itself (saved, so with an id), in
+    its transaction; returns how many rows were announced. Call it for a ``revoked`` row
+    before the recompute that follows: its payload shows the titles the sanction takes."""
+    rows = [(c.pk, c.player_id, c.kind, c.on, c.valid_until, c.source) for c in changes]
+    return _emit(rows, webhook_kinds()) if rows else 0
+
+
+def _emit(changes: list[Announced], kinds: frozenset[str]) -> int:
+    """One ``webhook_emit`` per change of ``kinds``, with public data only. The payload:
+    ``change_id``, ``on``, ``player`` (``external_id``, ``name``), ``title`` (``master``,
+    ``lifetime``; for a revocation the status it took), ``valid_until`` (the term's last
+    day; for a revocation the latest term's) and ``sources`` (the term's qualifications
+    up to this change; Lifetime: its qualification; revocation: its case)."""
+    changes = [change for change in changes if change[2] in kinds]
+    if not changes:
+        return 0
+    pids = sorted({change[1] for change in changes})
+    players = {
+        pid: {"external_id": external_id, "name": name}
+        for pid, external_id, name in Player.objects.filter(pk__in=pids).values_list(
+            "pk", "external_id", "name"
+        )
+    }
+    upto: dict[tuple[int, str], list[str]] = {}
+    term_pids = sorted({pid for _, pid, kind, *_ in changes if kind in _TERM_KINDS})
+    if term_pids:
+        terms = TitleTerm.objects.filter(
+            player_id__in=term_pids, state__in=(TermState.CURRENT, TermState.LAPSED)
+        ).values_list("player_id", "sources")
+        for pid, sources in terms:
+            for index, source in enumerate(sources):
+                upto[(pid, source)] = sources[: index + 1]
+    held: dict[int, tuple[str, date | None]] = {}
+    revoked = sorted({pid for _, pid, kind, *_ in changes if kind == ChangeKind.REVOKED})
+    if revoked:
+        rows = PlayerTitle.objects.filter(player_id__in=revoked)
+        held = {
+            pid: (status, until)
+            for pid, status, until in rows.values_list("player_id", "status", "valid_until")
+        }
+    for change_id, pid, kind, on, valid_until, source in changes:
+        title, sources = TitleStatus.MASTER.value, upto.get((pid, source), [source])
+        if kind == ChangeKind.LIFETIME:
+            title = TitleStatus.LIFETIME.value
+        elif kind == ChangeKind.REVOKED:
+            title, valid_until = held.get(pid, (TitleStatus.NONE.value, None))
+            sources = [source]
+        webhook_emit(
+            event_type=WEBHOOK_OF_KIND[kind],
+            payload={
+                "change_id": change_id,
+                "on": on.isoformat(),
+                "player": players[pid],
+                "title": title,
+                "valid_until": valid_until.isoformat() if valid_until is not None else None,
+                "sources": sources,
+            },
+        )
+    return len(changes)

@@ -60,7 +60,7 @@ from titles.models import (
     TitleTerm,
     WorldCupRepresentative,
 )
-from titles.recompute import titles_lock, titles_recompute, tour_today
+from titles.recompute import titles_lock, titles_recompute, titles_webhooks_emit, tour_today
 
 logger = logging.getLogger(__name__)
 decisions = logging.getLogger("unotour.titles")
@@ -550,7 +550,7 @@ def titles_revoke(
         Qualification.objects.filter(pk__in=[pk for pk, _ in voided]).update(
             status=VOIDED, revocation=revocation, version=F("version") + 1
         )
-        TitleChange.objects.create(
+        revoked = TitleChange.objects.create(
             player=player,
             kind=ChangeKind.REVOKED,
             on=on,
@@ -558,6 +558,7 @@ def titles_revoke(
             by=by,
             reason=reason,
         )
+        titles_webhooks_emit([revoked])  # before the recompute: it shows what was taken
         titles_recompute(titles=titles, by=by, reason=reason, vanished=TermState.REVOKED)
         log_event_on_commit(
             decisions,
@@ -641,7 +642,7 @@ def titles_expire(*, today: date | None = None) -> int:
                 retraction__isnull=True,
             ).values_list("player_id", "on", "source")
         )
-        TitleChange.objects.bulk_create(
+        lapses = TitleChange.objects.bulk_create(
             [
                 TitleChange(
                     player_id=term.player_id,
@@ -657,6 +658,7 @@ def titles_expire(*, today: date | None = None) -> int:
                 not in live
             ]
         )
+        titles_webhooks_emit(lapses)
         TitleTerm.objects.filter(pk__in=[term.pk for term in terms]).update(
             state=TermState.LAPSED, updated_at=now
         )

@@ -12,7 +12,6 @@ Pure and stdlib-only.
 
 from __future__ import annotations
 
-import base64
 import hashlib
 from datetime import date
 
@@ -20,13 +19,27 @@ __all__ = ["CODE_LENGTH", "normalise_code", "term_code"]
 
 CODE_LENGTH = 12
 
+#: The base32 alphabet (RFC 4648), and every pair of its characters by 10-bit value.
+_BASE32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+_PAIRS = tuple(high + low for high in _BASE32 for low in _BASE32)
+
 
 def term_code(external_id: str, start: date) -> str:
     """Return the verification code of the term of ``external_id`` that starts on ``start``."""
     digest = hashlib.sha256(f"{external_id}|{start.isoformat()}".encode()).digest()
-    # Base32 encodes 5-byte groups on their own: the first 10 bytes give the first 16
-    # characters of the whole digest's encoding.
-    return base64.b32encode(digest[:10]).decode("ascii")[:CODE_LENGTH]
+    # Base32 writes 5 bits a character from the first bit: 12 characters are the first 60
+    # bits of the digest, written here 10 bits at a time (``base64.b32encode`` gives the
+    # same characters, a few times slower).
+    bits = int.from_bytes(digest[:8], "big") >> 4
+    pairs = _PAIRS
+    return (
+        pairs[bits >> 50]
+        + pairs[(bits >> 40) & 1023]
+        + pairs[(bits >> 30) & 1023]
+        + pairs[(bits >> 20) & 1023]
+        + pairs[(bits >> 10) & 1023]
+        + pairs[bits & 1023]
+    )
 
 
 def normalise_code(text: str) -> str:

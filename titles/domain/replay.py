@@ -51,6 +51,7 @@ import datetime
 from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from titles.domain.dates import add_years
 
@@ -96,29 +97,42 @@ REASON_ALREADY_LIFETIME = "already a Lifetime Master"
 _ONE_DAY = datetime.timedelta(days=1)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Qualification:
-    """One approved, non-voided qualification of one player.
+class _QualificationFields(NamedTuple):
+    source: str
+    on: datetime.date
+    confers: str
+    requires_valid_master: bool
+
+
+class Qualification(_QualificationFields):
+    """One approved, non-voided qualification of one player (immutable, keyword-only).
 
     ``source`` identifies the achievement (e.g. ``"event:2021-nc-final"``) and is what makes
     a qualification count once; ``on`` is the date of the final that produced it (World Cup
     representation: the last day of the month); ``confers`` is :data:`MASTER` or
     :data:`LIFETIME`. ``requires_valid_master`` applies to :data:`LIFETIME` only: ``False``
     when the rule that produced it confers Lifetime even without a valid Master.
+
+    A named tuple rather than a dataclass: a full recompute builds a million of them.
     """
 
-    source: str
-    on: datetime.date
-    confers: str
-    requires_valid_master: bool = True
+    __slots__ = ()
 
-    def __post_init__(self) -> None:
-        if self.confers not in CONFERS:
-            raise ValueError(f"confers must be {MASTER!r} or {LIFETIME!r}, got {self.confers!r}")
-        if not isinstance(self.source, str) or not self.source:
+    def __new__(
+        cls,
+        *,
+        source: str,
+        on: datetime.date,
+        confers: str,
+        requires_valid_master: bool = True,
+    ) -> Qualification:
+        if confers not in CONFERS:
+            raise ValueError(f"confers must be {MASTER!r} or {LIFETIME!r}, got {confers!r}")
+        if not isinstance(source, str) or not source:
             raise ValueError("source must be a non-empty string")
-        if isinstance(self.on, datetime.datetime) or not isinstance(self.on, datetime.date):
+        if isinstance(on, datetime.datetime) or not isinstance(on, datetime.date):
             raise TypeError("on must be a calendar date (datetime.date), not a datetime")
+        return tuple.__new__(cls, (source, on, confers, requires_valid_master))
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,8 +158,7 @@ class Term:
         return self.start <= day <= self.valid_until
 
 
-@dataclass(frozen=True, slots=True)
-class Change:
+class Change(NamedTuple):
     """One entry of the explanation log: what happened to the titles on ``on`` and why.
 
     ``kind`` is one of :data:`GRANTED` (a new Master term), :data:`EXTENDED`,
@@ -156,6 +169,8 @@ class Change:
     qualification of the term that ended. ``valid_until`` is the Master term's last valid
     day after a grant or extension, and the last valid day of the ended term for a lapse;
     ``None`` for Lifetime and ignored entries. ``reason`` explains an ignored entry.
+
+    A named tuple: a full recompute builds over a million of them.
     """
 
     kind: str
