@@ -121,7 +121,8 @@ def _local_seconds() -> int:
     """How long a process keeps its own copy of a shared answer: ``READ_STALE_SECONDS``.
     A copy of a versioned answer is never wrong (its key holds the version); one of an
     answer cached for a fixed time may outlive the shared entry by that much."""
-    return settings.READ_STALE_SECONDS
+    seconds: int = settings.READ_STALE_SECONDS
+    return seconds
 
 
 def _kept(key: str) -> Any:

@@ -3,9 +3,14 @@
 Every step is a row with who, when and why (``CaseEvent``); statistics open and rank cases,
 reviewers decide. Personal data in evidence (IP, device) is shown to reviewers only."""
 
+from typing import TYPE_CHECKING
+
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
+
+if TYPE_CHECKING:
+    from accounts.models import Player
 
 
 class AuditRun(models.Model):
@@ -85,7 +90,9 @@ class Case(models.Model):
 
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
     key = models.CharField(max_length=200, unique=True)  # sorted player keys of the cluster
-    players = models.ManyToManyField("accounts.Player", through="CasePlayer", related_name="+")
+    players: "models.ManyToManyField[Player, CasePlayer]" = models.ManyToManyField(
+        "accounts.Player", through="CasePlayer", related_name="+"
+    )
     flags = models.ManyToManyField(Flag, related_name="cases")
     families = models.JSONField(default=list)
     score = models.FloatField(default=0.0)

@@ -12,6 +12,7 @@ from rest_framework.response import Response
 
 from accounts.models import Player
 from accounts.provinces import PROVINCE_SET
+from accounts.roles import signed_in
 from core.broker import enqueue_or_fail
 from core.cache import CachedPage, cached_page
 from core.errors import NotFoundError, ServiceError
@@ -38,7 +39,7 @@ from tournaments.services.finalise import event_finalise_check
 from tournaments.tasks import event_finalise_task
 
 
-class EventOutput(serializers.Serializer):
+class EventOutput(serializers.Serializer[Any]):
     code = serializers.CharField()
     season = serializers.IntegerField(source="season.year")
     kind = serializers.CharField()
@@ -75,12 +76,12 @@ class EventsView(OrganiserWritesView):
     """GET: events, filtered by season, kind and status (paged). POST (organisers): add an
     event with its own code; a final kind becomes a station."""
 
-    class EventFilterInput(serializers.Serializer):
+    class EventFilterInput(serializers.Serializer[Any]):
         season = serializers.IntegerField(required=False)
         kind = serializers.ChoiceField(choices=EventKind.choices, required=False)
         status = serializers.ChoiceField(choices=EventStatus.choices, required=False)
 
-    class EventAddInput(serializers.Serializer):
+    class EventAddInput(serializers.Serializer[Any]):
         season = serializers.IntegerField()
         code = serializers.CharField(max_length=32)
         kind = serializers.ChoiceField(choices=EventKind.choices)
@@ -127,9 +128,9 @@ class EventsView(OrganiserWritesView):
             city=values["city"],
             feeds=event_get(code=values["feeds"]) if values.get("feeds") else None,
             open_entry=values["open_entry"],
-            daily_hours=hours if hours[0] is not None else None,  # type: ignore[arg-type]
+            daily_hours=hours if hours[0] is not None else None,
             champion_achievement=values.get("champion_achievement"),
-            by=request.user,
+            by=signed_in(request.user),
             reason=values["reason"],
         )
         return Response(EventOutput(event_get(code=event.code)).data, status=201)
@@ -139,7 +140,7 @@ class EventView(OrganiserWritesView):
     """GET: one event. PATCH (organisers): move it (a new window) or cancel it
     (``status: cancelled``), with a reason; the season's stations are re-numbered."""
 
-    class EventChangeInput(serializers.Serializer):
+    class EventChangeInput(serializers.Serializer[Any]):
         starts_at = serializers.DateTimeField(required=False)
         ends_at = serializers.DateTimeField(required=False)
         status = serializers.ChoiceField(choices=[EventStatus.CANCELLED], required=False)
@@ -162,19 +163,19 @@ class EventView(OrganiserWritesView):
         data.is_valid(raise_exception=True)
         values = data.validated_data
         if "status" in values:
-            event_cancel(event=event, by=request.user, reason=values["reason"])
+            event_cancel(event=event, by=signed_in(request.user), reason=values["reason"])
         else:
             event_move(
                 event=event,
                 starts_at=values.get("starts_at", event.starts_at),
                 ends_at=values.get("ends_at", event.ends_at),
-                by=request.user,
+                by=signed_in(request.user),
                 reason=values["reason"],
             )
         return Response(EventOutput(event_get(code=code)).data)
 
 
-class LeaderboardRowOutput(serializers.Serializer):
+class LeaderboardRowOutput(serializers.Serializer[Any]):
     rank = serializers.IntegerField(allow_null=True)
     province_rank = serializers.IntegerField(allow_null=True)
     player = serializers.CharField()
@@ -194,7 +195,7 @@ class LeaderboardView(OrganiserWritesView):
     under the event's ``leaderboard_version`` (``core.cache``), so a repeated page costs
     the event's query alone and is never stale past a standings write."""
 
-    class LeaderboardFilterInput(serializers.Serializer):
+    class LeaderboardFilterInput(serializers.Serializer[Any]):
         province = serializers.CharField(required=False, help_text="e.g. 江苏")
         player = serializers.CharField(required=False, help_text="external id, e.g. p0000001")
 
@@ -247,7 +248,7 @@ class LeaderboardView(OrganiserWritesView):
 class AdvancementView(OrganiserWritesView):
     """Why a player is in or out of the event this one feeds (while live: if it ended now)."""
 
-    class AdvancementOutput(serializers.Serializer):
+    class AdvancementOutput(serializers.Serializer[Any]):
         player = serializers.CharField(source="verdict.player")
         advances = serializers.BooleanField(source="verdict.advances")
         reason = serializers.CharField(source="verdict.reason")
@@ -275,10 +276,10 @@ class FinaliseView(OrganiserWritesView):
     """Organisers: finalise the event (a job). 202 when queued; 200 when it was already
     finalised (nothing changes). ``force`` finalises before the window ends."""
 
-    class FinaliseInput(serializers.Serializer):
+    class FinaliseInput(serializers.Serializer[Any]):
         force = serializers.BooleanField(default=False)
 
-    class FinaliseOutput(serializers.Serializer):
+    class FinaliseOutput(serializers.Serializer[Any]):
         event = serializers.CharField()
         status = serializers.CharField()
 
@@ -298,15 +299,18 @@ class FinaliseView(OrganiserWritesView):
 class EntriesView(OrganiserWritesView):
     """GET: the event's entrants (advanced or invited). POST (organisers): invite players."""
 
-    class EntryOutput(serializers.Serializer):
+    class EntryOutput(serializers.Serializer[Any]):
         player = serializers.CharField(source="player.external_id")
         name = serializers.CharField(source="player.name")
         province = serializers.CharField(source="player.province")
         basis = serializers.CharField()
-        source = serializers.CharField(source="source.code", allow_null=True, default=None)
+        # A field named "source" shadows Field.source in the stubs; DRF allows it.
+        source = serializers.CharField(  # type: ignore[assignment]
+            source="source.code", allow_null=True, default=None
+        )
         reason = serializers.CharField()
 
-    class EntryInviteInput(serializers.Serializer):
+    class EntryInviteInput(serializers.Serializer[Any]):
         players = serializers.ListField(
             child=serializers.CharField(max_length=64), min_length=1, max_length=1000
         )
@@ -329,6 +333,9 @@ class EntriesView(OrganiserWritesView):
         if missing:
             raise ServiceError(f"no players {', '.join(missing[:10])}", detail={"players": missing})
         created = entry_invite(
-            event=event, players=players, by=request.user, reason=data.validated_data["reason"]
+            event=event,
+            players=players,
+            by=signed_in(request.user),
+            reason=data.validated_data["reason"],
         )
         return Response(self.EntryOutput(created, many=True).data, status=201)

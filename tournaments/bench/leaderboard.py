@@ -173,7 +173,8 @@ def _measure(qualifier: Event, final: Event, out: TextIO) -> tuple[float, float]
     eligible = _check(qualifier, final)
     out.write(
         f"   event_finalise {service[0]:.2f} s ({eligible:,} eligible, "
-        f"{result.entries:,} entries, champion {result.champion.external_id}); "
+        f"{result.entries:,} entries, champion "
+        f"{result.champion.external_id if result.champion else None}); "
         f"bare sort into a temp table {bare:.2f} s\n"
     )
     return service[0], bare

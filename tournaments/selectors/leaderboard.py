@@ -474,5 +474,5 @@ def advancement_explain(*, event: Event, player: Player) -> Advancement:
     return Advancement(
         verdict=verdict,
         finalised=event.is_finalised,
-        feeds=event.feeds.code if event.feeds_id else None,
+        feeds=event.feeds.code if event.feeds is not None else None,
     )
