@@ -29,8 +29,10 @@ a season's ruleset and round-trips through JSON (:meth:`CardTable.to_dict` /
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 from types import MappingProxyType
 from typing import Any, Final, cast
 
@@ -250,6 +252,24 @@ def hand_points(cards: Sequence[str], table: CardTable | None = None) -> int:
     raise CardError("the hand holds a card the table does not know")
 
 
+_SEQUENCE_TYPES = frozenset({list, tuple})
+_STR_TYPE = frozenset({str})
+
+
+def _known_counts(hands: Sequence[Sequence[str]], table: CardTable) -> dict[str, int] | None:
+    """The fast path of `validate_deal`: each code's count over hands that are all lists or
+    tuples of known codes (in first-seen order), or None when any is not."""
+    if not _SEQUENCE_TYPES.issuperset(map(type, hands)):
+        return None
+    try:
+        counts = Counter(chain.from_iterable(hands))
+    except TypeError:  # an unhashable code
+        return None
+    if _STR_TYPE.issuperset(map(type, counts)) and table.points.keys() >= counts.keys():
+        return counts
+    return None
+
+
 def validate_deal(hands: Sequence[Sequence[str]], table: CardTable | None = None) -> None:
     """Check that the deck can hold all these hands (one per seat, in seat order) together.
 
@@ -257,13 +277,13 @@ def validate_deal(hands: Sequence[Sequence[str]], table: CardTable | None = None
     more cards than the deck, nor any card more often than the deck holds it.
     """
     table = CLASSIC if table is None else table
-    seen: dict[str, int] = {}
-    total = 0
-    for seat, hand in enumerate(hands):
-        codes = parse_hand(hand, table, seat=seat)
-        total += len(codes)
-        for code in codes:
-            seen[code] = seen.get(code, 0) + 1
+    seen = _known_counts(hands, table)
+    if seen is None:  # some hand is malformed: find and name the first bad card, seat by seat
+        seen = {}
+        for seat, hand in enumerate(hands):
+            for code in parse_hand(hand, table, seat=seat):
+                seen[code] = seen.get(code, 0) + 1
+    total = sum(seen.values())
     if total > table.size:
         raise CardError(f"the hands hold {total} cards but the deck holds {table.size}")
     copies = table.copies

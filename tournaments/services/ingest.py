@@ -20,7 +20,7 @@ Decisions:
 * **One transaction per batch**: events are locked first (by id; their status is checked
   again under the lock, so no game lands in an event finalised meanwhile), then games are
   inserted, then the players of the inserted games are created or updated, then their seats,
-  then ``standings_apply`` folds the new scores into the leaderboards. Every writer takes
+  then ``standings_apply_games`` folds the new scores into the leaderboards. Every writer takes
   the locks in this order. The standings of the games actually inserted, and only those,
   are updated in the same transaction.
 * **Idempotency by the unique record id**, not check-then-act: PostgreSQL inserts with
@@ -59,7 +59,7 @@ from tournaments.services.ingest_validation import (
     record_digest,
     record_id_of,
 )
-from tournaments.services.standings import ScoreRow, standings_apply
+from tournaments.services.standings import standings_apply_games
 
 logger = logging.getLogger(__name__)
 
@@ -203,7 +203,8 @@ def _check(
 
 def _open_events(pending: Sequence[_Pending], out: _Outcomes) -> list[_Pending]:
     """Lock the batch's events (by id) and check each game again against the locked row:
-    its status (finalised or cancelled meanwhile) and its window (moved meanwhile)."""
+    its status (finalised or cancelled meanwhile) and its window (moved meanwhile). A game
+    whose event row is unchanged since validation passed this very check already."""
     event_pks = sorted({item.game.event.pk for item in pending})
     locked = {
         row[0]: row[1:]
@@ -212,30 +213,41 @@ def _open_events(pending: Sequence[_Pending], out: _Outcomes) -> list[_Pending]:
         .order_by("pk")
         .values_list("pk", "status", "starts_at", "ends_at", "daily_opens", "daily_closes")
     }
-    current: dict[int, EventRules | None] = {}
+    current: dict[int, EventRules | None] = {}  # None: unchanged, so nothing to check again
+    gone: set[int] = set()
     for item in pending:
         loaded = item.game.event
-        if loaded.pk not in current:
-            row = locked.get(loaded.pk)
-            current[loaded.pk] = (
-                None
-                if row is None
-                else replace(
-                    loaded,
-                    status=row[0],
-                    starts_at=row[1],
-                    ends_at=row[2],
-                    daily_opens=row[3],
-                    daily_closes=row[4],
-                )
+        if loaded.pk in current or loaded.pk in gone:
+            continue
+        row = locked.get(loaded.pk)
+        if row is None:
+            gone.add(loaded.pk)
+        elif row == (
+            loaded.status,
+            loaded.starts_at,
+            loaded.ends_at,
+            loaded.daily_opens,
+            loaded.daily_closes,
+        ):
+            current[loaded.pk] = None
+        else:
+            current[loaded.pk] = replace(
+                loaded,
+                status=row[0],
+                starts_at=row[1],
+                ends_at=row[2],
+                daily_opens=row[3],
+                daily_closes=row[4],
             )
     kept = []
     for item in pending:
-        rules = current[item.game.event.pk]
+        event = item.game.event
         try:
-            if rules is None:
-                raise RecordError("event", f"unknown event {item.game.event.code!r}")
-            check_event(rules, item.game.started_at, item.game.ended_at)
+            if event.pk in gone:
+                raise RecordError("event", f"unknown event {event.code!r}")
+            rules = current[event.pk]
+            if rules is not None:
+                check_event(rules, item.game.started_at, item.game.ended_at)
         except RecordError as exc:
             out.rejected.append(Rejection(item.index, item.game.record_id, exc.field, exc.reason))
             continue
@@ -300,10 +312,8 @@ def _players_by_key(keys: Sequence[str]) -> dict[str, tuple[int, str, str]]:
     return found
 
 
-def _players_upsert(
-    games: Sequence[CheckedGame], by: User | None, now: datetime
-) -> dict[str, tuple[int, str]]:
-    """Create unknown players, update changed ones; return key -> (player pk, province)."""
+def _players_upsert(games: Sequence[CheckedGame], by: User | None, now: datetime) -> dict[str, int]:
+    """Create unknown players, update changed ones; return key -> player pk."""
     latest: dict[str, tuple[datetime, str, str, str]] = {}
     for game in games:
         for seat in game.seats:
@@ -331,7 +341,7 @@ def _players_upsert(
     changed = [key for key in keys if known[key][1:] != latest[key][1:3]]
     if changed:
         _players_update(changed, latest, known, by, now)
-    return {key: (pk, province) for key, (pk, _, province) in known.items()}
+    return {key: pk for key, (pk, _, _) in known.items()}
 
 
 def _players_update(
@@ -407,25 +417,11 @@ def _write(pending: Sequence[_Pending], by: User | None, out: _Outcomes) -> None
         if not new:
             return
         players = _players_upsert([game for _, game in new], by, now)
-        player_pks = {key: pk for key, (pk, _) in players.items()}
         if connection.vendor == "postgresql":
-            game_copy.seats_copy(games=new, players=player_pks)
+            game_copy.seats_copy(games=new, players=players)
         else:
-            _seats_bulk_create(new, player_pks)
-        standings_apply(
-            scores=[
-                ScoreRow(
-                    event_id=game.event.pk,
-                    player_id=players[seat.player_key][0],
-                    player_key=seat.player_key,
-                    province=players[seat.player_key][1],
-                    score=seat.score,
-                    ended_at=game.ended_at,
-                )
-                for _, game in new
-                for seat in game.seats
-            ]
-        )
+            _seats_bulk_create(new, players)
+        standings_apply_games(game_ids=[game_pk for game_pk, _ in new])
         out.ingested += len(new)
 
 

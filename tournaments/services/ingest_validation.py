@@ -390,14 +390,17 @@ def _seat(i: int, seat: object, singles: bool, points_of: dict[str, int]) -> _Ro
     hand = seat["hand"]
     if type(hand) is not list:
         raise RecordError(f"seats[{i}].hand", "must be a list of card codes")
-    points = 0
-    for position, card in enumerate(hand):
-        try:
-            points += points_of[card]
-        except (KeyError, TypeError):
-            raise RecordError(
-                f"seats[{i}].hand[{position}]", f"unknown card {_show(card)}"
-            ) from None
+    try:
+        points = sum(map(points_of.__getitem__, hand))
+    except (KeyError, TypeError):
+        for position, card in enumerate(hand):  # name the first unknown card
+            try:
+                points_of[card]
+            except (KeyError, TypeError):
+                raise RecordError(
+                    f"seats[{i}].hand[{position}]", f"unknown card {_show(card)}"
+                ) from None
+        raise
     hand_text = " ".join(hand)
     if len(hand_text) > MAX_HAND_TEXT:
         raise RecordError(f"seats[{i}].hand", f"longer than {MAX_HAND_TEXT} characters")
