@@ -28,8 +28,8 @@ who, when, why and what, and the same as one structured log line (logger
   through the same services (``player_games_restore``, ``titles_restore``) and the case is
   ``reversed``; rejected: the sanction stands.
 
-Suspension is recorded on the sanction; enforcing it (refusing the account's games) is the
-game servers' business and not wired here.
+A suspension is enforced at ingest (``tournaments.services.ingest``): the suspended player's
+games from the sanction's day on are rejected, naming the case, until an appeal reverses it.
 """
 
 import logging

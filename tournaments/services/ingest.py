@@ -31,6 +31,10 @@ Decisions:
   province is updated and logged (``PlayerChange``, reason ``"ingest <record id>"``), from
   the block of the player's latest game in the batch, unless the player has a stored game
   that ended later (a late game carries an old block and must not undo a newer one).
+* **A suspended player's games are rejected** (SPEC §7 sanctions): a game that started on or
+  after the day an unreversed suspension took effect (``integrity.Sanction``, Asia/Shanghai)
+  is rejected at the seat, naming the case. Games played before it still land (late
+  arrival is normal), and a suspension reversed on appeal stops refusing at once.
 """
 
 import gc
@@ -39,7 +43,7 @@ import logging
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any, cast
 
 from django.db import connection, transaction
@@ -198,7 +202,40 @@ def _check(
             continue
         first[record_id] = (index, digest)
         pending.append(_Pending(index, game))
-    return pending
+    return _not_suspended(pending, out)
+
+
+def _not_suspended(pending: list[_Pending], out: _Outcomes) -> list[_Pending]:
+    """The games none of whose players was suspended when it started (module docstring)."""
+    from integrity.models import Sanction
+
+    # Every suspension in force (a few at most, against thousands of players in a batch).
+    suspended: dict[str, tuple[date, int]] = {}
+    for key, since, case in (
+        Sanction.objects.filter(suspend=True, reversed_at__isnull=True)
+        .order_by("effective_on", "pk")
+        .values_list("player__external_id", "effective_on", "case_id")
+    ):
+        suspended.setdefault(key, (since, case))
+    if not suspended:
+        return pending
+    kept = []
+    for item in pending:
+        day = timezone.localdate(item.game.started_at, timezone.get_default_timezone())
+        barred = [
+            (i, seat.player_key, suspended[seat.player_key])
+            for i, seat in enumerate(item.game.seats)
+            if seat.player_key in suspended and day >= suspended[seat.player_key][0]
+        ]
+        if barred:
+            i, key, (since, case) = barred[0]
+            reason = f"player {key} is suspended since {since.isoformat()} (integrity case {case})"
+            out.rejected.append(
+                Rejection(item.index, item.game.record_id, f"seats[{i}].player.id", reason)
+            )
+            continue
+        kept.append(item)
+    return kept
 
 
 def _open_events(pending: Sequence[_Pending], out: _Outcomes) -> list[_Pending]:
