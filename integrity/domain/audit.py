@@ -18,7 +18,9 @@ what runs.
   zero-sum, so beating stronger opponents is worth more than beating weaker ones).
 * :func:`audit` runs co-seating, point flow, shared sessions (clusters and same-table
   links) and boosting with the parameters of :class:`AuditParams`, then
-  :func:`~integrity.domain.cases.propose_cases` over all their flags.
+  :func:`~integrity.domain.cases.propose_cases` over all their flags. A co-seating result
+  counted elsewhere (the database audit counts pairs in SQL on PostgreSQL) may be passed in;
+  it must be the co-seating of the same tables and parameters.
 
 Flag references (the keys of :attr:`AuditOutcome.flags`) are stable across runs of the
 same data: ``coseating:a|b``, ``pointflow:feeder>beneficiary``, ``sessions:a|b|…``,
@@ -164,17 +166,26 @@ def flag_ref(flag: DetectorFlag) -> str:
 
 
 def audit(
-    tables: list[TableObs], sessions: list[SessionObs], params: AuditParams | None = None
+    tables: list[TableObs],
+    sessions: list[SessionObs],
+    params: AuditParams | None = None,
+    *,
+    coseating: CoseatingResult | None = None,
 ) -> AuditOutcome:
-    """Run the four detectors over one window's observations and propose cases."""
+    """Run the four detectors over one window's observations and propose cases (co-seating
+    only when no result of it is given)."""
     params = params or AuditParams()
     seconds: dict[str, float] = {}
 
-    started = time.perf_counter()
-    coseating = detect_coseating(
-        tables, q=params.q, min_games=params.min_games, min_common_hours=params.min_common_hours
-    )
-    seconds["coseating"] = time.perf_counter() - started
+    if coseating is None:
+        started = time.perf_counter()
+        coseating = detect_coseating(
+            tables,
+            q=params.q,
+            min_games=params.min_games,
+            min_common_hours=params.min_common_hours,
+        )
+        seconds["coseating"] = time.perf_counter() - started
 
     started = time.perf_counter()
     pointflow = detect_pointflow(tables, q=params.q, min_shared_wins=params.min_shared_wins)

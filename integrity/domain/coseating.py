@@ -54,16 +54,21 @@ online in the same minutes of the same hours (one group of friends, one school t
 meet more often than the hour pool predicts; the reviewer sees ``common_hours`` and
 ``expected`` with the count.
 
-Cost: one pass over the tables (a Counter of the ``C(k, 2)`` pairs of each table), then
-work only for pairs with at least two shared tables. Flags are ordered by p-value, then by
-players.
+**Counting.** The statistic reads only counts (:class:`PairCounts`): each candidate pair's
+games, shared tables and per common hour the two players' seats and other seats and the
+hour's seats, plus the family size. :func:`coseating_from_counts` tests counted pairs however
+they were counted; :func:`detect_coseating` counts them in Python (one pass over the tables,
+a Counter of the ``C(k, 2)`` pairs of each table), the database audit in SQL
+(``integrity.services.audits.coseating_sql``), with the same result. Only pairs with
+``p <= q`` are kept while streaming, which leaves BH's discoveries and q-values unchanged.
+Flags are ordered by p-value, then by players.
 """
 
 from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import combinations
 from typing import ClassVar, Final
@@ -75,8 +80,14 @@ __all__ = [
     "DEFAULT_EXACT_FAMILY_CAP",
     "VERSION",
     "CoseatingResult",
+    "HourCounts",
+    "PairCounts",
     "PairFlag",
+    "coseating_from_counts",
     "detect_coseating",
+    "family_bound",
+    "hour_trials",
+    "is_candidate",
 ]
 
 VERSION: Final = "coseat-1"
@@ -123,6 +134,109 @@ class CoseatingResult:
     version: str = VERSION
 
 
+#: One hour both players of a pair played: seats of ``a``, seats of ``b``, other seats at
+#: ``a``'s tables, other seats at ``b``'s tables, and every seat played that hour.
+HourCounts = tuple[int, int, int, int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class PairCounts:
+    """A pair's counts in the window, all the statistic reads: its games each, the tables it
+    shared, and one :data:`HourCounts` per hour both played, in hour order."""
+
+    players: tuple[str, str]
+    games: tuple[int, int]
+    shared: int
+    hours: tuple[HourCounts, ...]
+
+
+def hour_trials(hours: Iterable[HourCounts]) -> list[float]:
+    """The null's Bernoulli probabilities of a pair (module docstring): per common hour,
+    ``min(s_a, s_b)`` trials of ``min(1, k̄ * s_max / (S_h - s_max))``."""
+    probs: list[float] = []
+    for xa, xb, oa, ob, hour_seats in hours:
+        seat_max = max(xa, xb)
+        mean_others = max(oa / xa, ob / xb)
+        p = min(1.0, mean_others * seat_max / (hour_seats - seat_max))
+        probs.extend([p] * min(xa, xb))
+    return probs
+
+
+def family_bound(eligible: int, active: Iterable[int], min_common_hours: int) -> tuple[int, int]:
+    """Return ``(pair_hours, bound)``: the co-active pair-hours ``sum_h C(n_h, 2)`` of the
+    eligible players active per hour (``active``), and the upper bound on ``m``,
+    ``min(C(E, 2), pair_hours // min_common_hours)``."""
+    pair_hours = sum(n * (n - 1) // 2 for n in active)
+    return pair_hours, min(eligible * (eligible - 1) // 2, pair_hours // min_common_hours)
+
+
+def is_candidate(pair: PairCounts, min_games: int, min_common_hours: int) -> bool:
+    """Whether a pair gets a p-value: in the family (``>= min_games`` games each, ``>=
+    min_common_hours`` common hours) and ``>= 2`` shared tables (module docstring)."""
+    return pair.shared >= 2 and min(pair.games) >= min_games and len(pair.hours) >= min_common_hours
+
+
+def coseating_from_counts(
+    pairs: Iterable[PairCounts],
+    *,
+    family_size: int,
+    family_size_exact: bool,
+    q: float = 0.01,
+    min_games: int = 10,
+    min_common_hours: int = 2,
+    max_cells: int = DEFAULT_MAX_CELLS,
+) -> CoseatingResult:
+    """The test over counted pairs, however they were counted (in Python by
+    :func:`detect_coseating`, in SQL by the database audit): pairs that are not candidates
+    (:func:`is_candidate`) keep p = 1; BH at ``q`` over ``family_size`` hypotheses.
+
+    Streams: a pair is kept only when ``p <= q``. Every BH discovery has ``p <= q`` and its
+    q-value is set by p-values ``<= q``, whose ranks are the same among the kept pairs as
+    among all, so the flags and q-values equal those of BH over every tested pair."""
+    if not 0 < q < 1 or min_games < 1 or min_common_hours < 1:
+        raise ValueError("need 0 < q < 1, min_games >= 1 and min_common_hours >= 1")
+    threshold = math.log(q)
+    tested = 0
+    kept: list[tuple[float, PairCounts, list[float]]] = []
+    for pair in pairs:
+        if not is_candidate(pair, min_games, min_common_hours):
+            continue
+        tested += 1
+        probs = hour_trials(pair.hours)
+        log_p = log_poisson_binomial_sf(pair.shared, probs, max_cells=max_cells)
+        if log_p <= threshold:
+            kept.append((log_p, pair, probs))
+    if tested > family_size:
+        raise ValueError(f"{tested} pairs tested in a family of {family_size}")
+    log_qs = bh_log_qvalues([log_p for log_p, _, _ in kept], m=family_size)
+    found = []
+    for (log_p, pair, probs), log_q in zip(kept, log_qs, strict=True):
+        if log_q > threshold:
+            continue
+        players, games = pair.players, pair.games
+        if players[0] > players[1]:
+            players, games = (players[1], players[0]), (games[1], games[0])
+        flag = PairFlag(
+            players=players,
+            shared=pair.shared,
+            expected=math.fsum(probs),
+            trials=len(probs),
+            games=games,
+            common_hours=len(pair.hours),
+            p=math.exp(log_p),
+            q=math.exp(log_q),
+            strength=-log_q / _LN10,
+        )
+        found.append((log_p, flag.players, flag))
+    found.sort(key=lambda item: (item[0], item[1]))
+    return CoseatingResult(
+        flags=tuple(flag for _, _, flag in found),
+        family_size=family_size,
+        family_size_exact=family_size_exact,
+        tested=tested,
+    )
+
+
 @dataclass(slots=True)
 class _Player:
     games: int = 0
@@ -141,9 +255,11 @@ def _family_size(
             eligible += 1
             for hour in player.seats:
                 active[hour].append(i)
-    pair_hours = sum(len(ids) * (len(ids) - 1) // 2 for ids in active.values())
+    pair_hours, bound = family_bound(
+        eligible, (len(ids) for ids in active.values()), min_common_hours
+    )
     if pair_hours > cap:
-        return min(eligible * (eligible - 1) // 2, pair_hours // min_common_hours), False
+        return bound, False
     together: Counter[int] = Counter()
     for ids in active.values():
         together.update([a << _SHIFT | b for a, b in combinations(ids, 2)])
@@ -159,7 +275,8 @@ def detect_coseating(
     max_cells: int = DEFAULT_MAX_CELLS,
     exact_family_cap: int = DEFAULT_EXACT_FAMILY_CAP,
 ) -> CoseatingResult:
-    """Flag pairs that shared tables beyond random matchmaking (see the module docstring)."""
+    """Flag pairs that shared tables beyond random matchmaking (see the module docstring),
+    counting in Python: one pass over the tables, then :func:`coseating_from_counts`."""
     if not 0 < q < 1 or min_games < 1 or min_common_hours < 1:
         raise ValueError("need 0 < q < 1, min_games >= 1 and min_common_hours >= 1")
     index: dict[str, int] = {}
@@ -189,58 +306,30 @@ def detect_coseating(
 
     family_size, exact = _family_size(players, min_games, min_common_hours, exact_family_cap)
 
-    tested: list[tuple[int, int, int, list[float], int]] = []
-    for key, shared in pairs.items():
-        if shared < 2:
-            continue
-        a, b = key >> _SHIFT, key & _MASK
-        pa, pb = players[a], players[b]
-        if pa.games < min_games or pb.games < min_games:
-            continue
-        sa, sb, oa, ob = pa.seats, pb.seats, pa.others, pb.others
-        small, large = (sa, sb) if len(sa) <= len(sb) else (sb, sa)
-        common = sorted(hour for hour in small if hour in large)
-        if len(common) < min_common_hours:
-            continue
-        probs: list[float] = []
-        for hour in common:
-            xa, xb = sa[hour], sb[hour]
-            seat_max = max(xa, xb)
-            mean_others = max(oa[hour] / xa, ob[hour] / xb)
-            p = min(1.0, mean_others * seat_max / (hour_seats[hour] - seat_max))
-            probs.extend([p] * min(xa, xb))
-        tested.append((a, b, shared, probs, len(common)))
+    def counted() -> Iterator[PairCounts]:
+        for key, shared in pairs.items():
+            if shared < 2:
+                continue
+            a, b = key >> _SHIFT, key & _MASK
+            pa, pb = players[a], players[b]
+            if pa.games < min_games or pb.games < min_games:
+                continue
+            sa, sb, oa, ob = pa.seats, pb.seats, pa.others, pb.others
+            small, large = (sa, sb) if len(sa) <= len(sb) else (sb, sa)
+            common = sorted(hour for hour in small if hour in large)
+            yield PairCounts(
+                players=(names[a], names[b]),
+                games=(pa.games, pb.games),
+                shared=shared,
+                hours=tuple((sa[h], sb[h], oa[h], ob[h], hour_seats[h]) for h in common),
+            )
 
-    log_ps = [
-        log_poisson_binomial_sf(shared, probs, max_cells=max_cells)
-        for _, _, shared, probs, _ in tested
-    ]
-    log_qs = bh_log_qvalues(log_ps, m=family_size)  # every tested pair is in the family
-    threshold = math.log(q)
-    found = []
-    for (a, b, shared, probs, hours), log_p, log_q in zip(tested, log_ps, log_qs, strict=True):
-        if log_q > threshold:
-            continue
-        pair = tuple(sorted((names[a], names[b])))
-        games = (players[a].games, players[b].games)
-        if pair[0] != names[a]:
-            games = games[::-1]
-        flag = PairFlag(
-            players=(pair[0], pair[1]),
-            shared=shared,
-            expected=math.fsum(probs),
-            trials=len(probs),
-            games=games,
-            common_hours=hours,
-            p=math.exp(log_p),
-            q=math.exp(log_q),
-            strength=-log_q / _LN10,
-        )
-        found.append((log_p, flag.players, flag))
-    found.sort(key=lambda item: (item[0], item[1]))
-    return CoseatingResult(
-        flags=tuple(flag for _, _, flag in found),
+    return coseating_from_counts(
+        counted(),
         family_size=family_size,
         family_size_exact=exact,
-        tested=len(tested),
+        q=q,
+        min_games=min_games,
+        min_common_hours=min_common_hours,
+        max_cells=max_cells,
     )

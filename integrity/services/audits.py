@@ -5,12 +5,14 @@ flags ... flags on related players group into cases").
 
 1. the run row is created or reset (``attempts`` + 1, status ``running``) in its own short
    transaction, so a failure is recorded even though the work is rolled back;
-2. the window's seats are loaded with **one ordered query** — non-voided singles seats,
-   joined to their game (record id) and player (external id), ordered by
-   ``(ended_at, game, seat)``, fetched with ``values_list(...).iterator(chunk_size=...)``:
+2. on PostgreSQL, co-seating is counted in SQL (:func:`coseating_sql`: only the candidate
+   pairs come to Python); then the window's seats are loaded with **one ordered query** —
+   non-voided singles seats, joined to their game (record id) and player (external id),
+   ordered by ``(ended_at, game, seat)``, fetched with
+   ``values_list(...).iterator(chunk_size=...)``:
    plain tuples, no model instances — and turned into observations by
    :func:`integrity.domain.audit.observations`;
-3. the four detectors and the case proposals run in memory
+3. the other detectors (and co-seating elsewhere) and the case proposals run in memory
    (:func:`integrity.domain.audit.audit`);
 4. one transaction writes everything: the run is locked, **its old flags are deleted** and
    the new ones written (so re-running a key replaces its flags and never duplicates
@@ -50,6 +52,7 @@ from core.errors import ServiceError
 from integrity.conf import audit_params, chunk_size
 from integrity.domain.audit import (
     AuditOutcome,
+    AuditParams,
     DetectorFlag,
     SeatRow,
     audit,
@@ -57,7 +60,15 @@ from integrity.domain.audit import (
 )
 from integrity.domain.boosting import BoostFlag
 from integrity.domain.cases import NEAR_CONCLUSIVE_SCORE, CaseProposal
-from integrity.domain.coseating import PairFlag
+from integrity.domain.coseating import (
+    DEFAULT_EXACT_FAMILY_CAP,
+    CoseatingResult,
+    HourCounts,
+    PairCounts,
+    PairFlag,
+    coseating_from_counts,
+    family_bound,
+)
 from integrity.domain.data import TOUR_TZ, hour_bucket
 from integrity.domain.pointflow import FlowFlag
 from integrity.domain.sessions import SameTableLink, SessionCluster
@@ -138,6 +149,177 @@ def audit_rows(
         (game, hour_bucket(ended), *rest)
         for game, ended, *rest in timed.iterator(chunk_size=chunk_size())
     )
+
+
+# --- co-seating counted in SQL (PostgreSQL) -------------------------------------------------
+
+_GAME_SQL = """
+    CREATE TEMP TABLE integrity_game AS
+    SELECT g, array_agg(p ORDER BY p) AS ps,
+           floor(extract(epoch from (min(e) AT TIME ZONE %(tz)s)) / 3600)::bigint AS h
+    FROM (
+        SELECT s.game_id AS g, s.player_id AS p, s.ended_at AS e
+        FROM tournaments_seat s
+        WHERE s.ended_at >= %(start)s AND s.ended_at <= %(end)s AND NOT s.voided
+          AND s.event_id IN ({events})
+          AND NOT EXISTS (
+              SELECT 1 FROM tournaments_game d WHERE d.id = s.game_id AND d.mode <> 'singles'
+          )
+        ORDER BY s.game_id
+    ) AS seats
+    GROUP BY g HAVING count(*) >= 2
+"""
+_EVENT = "%(event)s"
+_OVERLAPPING = (
+    "SELECT id FROM tournaments_event WHERE starts_at <= %(end)s AND ends_at >= %(start)s"
+)
+
+#: After the window's games (:data:`_GAME_SQL`: the seats :func:`audit_rows` selects, one row
+#: per game of at least two seats, its sorted players and its hour bucket): per (player,
+#: hour) the seats and the other seats at them, per player the games, and the pairs sharing
+#: at least two tables (each game's pairs ``ps[i] < ps[j]`` from its own array: no join).
+_COUNT_SQL = (
+    """
+    CREATE TEMP TABLE integrity_hour AS
+    SELECT p, h, count(*) AS seats, sum(cardinality(ps) - 1)::bigint AS others
+    FROM integrity_game, unnest(ps) AS p
+    GROUP BY p, h
+    """,
+    """
+    CREATE TEMP TABLE integrity_player AS
+    SELECT p, sum(seats)::bigint AS games FROM integrity_hour GROUP BY p
+    """,
+    "ANALYZE integrity_player",
+    """
+    CREATE TEMP TABLE integrity_pair AS
+    SELECT ps[i] AS a, ps[j] AS b, count(*) AS shared
+    FROM integrity_game, generate_series(1, cardinality(ps) - 1) AS i,
+         generate_series(i + 1, cardinality(ps)) AS j
+    GROUP BY 1, 2 HAVING count(*) >= 2
+    """,
+    "ANALYZE integrity_pair",
+)
+_TEMP_TABLES = ("integrity_game", "integrity_hour", "integrity_player", "integrity_pair")
+
+#: Per hour: every seat played, and the eligible players active.
+_HOURS_SQL = """
+    SELECT h.h, sum(h.seats)::bigint, count(*) FILTER (WHERE pl.games >= %(min_games)s)
+    FROM integrity_hour h JOIN integrity_player pl ON pl.p = h.p
+    GROUP BY h.h
+"""
+
+#: The exact family: pairs of eligible players active together in >= min_common_hours.
+_FAMILY_SQL = """
+    WITH e AS (
+        SELECT h.p, h.h FROM integrity_hour h JOIN integrity_player pl ON pl.p = h.p
+        WHERE pl.games >= %(min_games)s
+    )
+    SELECT count(*) FROM (
+        SELECT 1 FROM e x JOIN e y ON x.h = y.h AND x.p < y.p
+        GROUP BY x.p, y.p HAVING count(*) >= %(min_common_hours)s
+    ) AS pairs
+"""
+
+#: The candidate pairs (two eligible players sharing >= 2 tables), one row per common hour,
+#: in (pair, hour) order.
+_PAIRS_SQL = """
+    SELECT c.a, c.b, xa.external_id, xb.external_id, la.games, lb.games, c.shared,
+           ha.seats, hb.seats, ha.others, hb.others, ha.h
+    FROM integrity_pair c
+    JOIN integrity_player la ON la.p = c.a AND la.games >= %(min_games)s
+    JOIN integrity_player lb ON lb.p = c.b AND lb.games >= %(min_games)s
+    JOIN integrity_hour ha ON ha.p = c.a
+    JOIN integrity_hour hb ON hb.p = c.b AND hb.h = ha.h
+    JOIN accounts_player xa ON xa.id = c.a
+    JOIN accounts_player xb ON xb.id = c.b
+    ORDER BY c.a, c.b, ha.h
+"""
+
+
+def _counted_pairs(
+    rows: Iterator[tuple[Any, ...]], hour_seats: Mapping[int, int]
+) -> Iterator[PairCounts]:
+    pair: tuple[Any, ...] | None = None
+    hours: list[HourCounts] = []
+    for a, b, name_a, name_b, games_a, games_b, shared, xa, xb, oa, ob, hour in rows:
+        if pair is None or (a, b) != pair[:2]:
+            if pair is not None:
+                yield PairCounts(pair[2], pair[3], pair[4], tuple(hours))
+            pair, hours = (a, b, (name_a, name_b), (games_a, games_b), shared), []
+        hours.append((xa, xb, oa, ob, hour_seats[hour]))
+    if pair is not None:
+        yield PairCounts(pair[2], pair[3], pair[4], tuple(hours))
+
+
+def _fetched(cursor: Any, size: int) -> Iterator[tuple[Any, ...]]:
+    while rows := cursor.fetchmany(size):
+        yield from rows
+
+
+def coseating_sql(
+    *,
+    window_start: datetime,
+    window_end: datetime,
+    event: Event | None = None,
+    params: AuditParams | None = None,
+    exact_family_cap: int = DEFAULT_EXACT_FAMILY_CAP,
+) -> CoseatingResult:
+    """Co-seating over the window's seats (as :func:`audit_rows` selects them), counted by
+    PostgreSQL: temp tables of the games (players as a sorted array), the per-(player, hour)
+    seats and other seats, the players' games and the pairs sharing ``>= 2`` tables (each
+    game's pairs from its array, ``GROUP BY ... HAVING``: no self-join of seats); the
+    per-hour sizes and the family size ``m`` (exact up to ``exact_family_cap`` co-active
+    pair-hours, else :func:`~integrity.domain.coseating.family_bound`) are computed there
+    too. Only the candidate pairs' hours come to Python, streamed in ``(pair, hour)`` order
+    through a server-side cursor, for
+    :func:`~integrity.domain.coseating.coseating_from_counts`. The result equals
+    :func:`~integrity.domain.coseating.detect_coseating` over the same window's tables."""
+    params = params or AuditParams()
+    values = {
+        "tz": TOUR_TZ.key,
+        "event": event.pk if event is not None else None,
+        "start": window_start,
+        "end": window_end,
+        "min_games": params.min_games,
+        "min_common_hours": params.min_common_hours,
+    }
+    try:
+        with transaction.atomic():
+            with connection.cursor() as cursor:
+                events = _EVENT if event is not None else _OVERLAPPING
+                cursor.execute(_GAME_SQL.format(events=events), values)
+                for statement in _COUNT_SQL:
+                    cursor.execute(statement, values)
+                cursor.execute(_HOURS_SQL, values)
+                hour_seats: dict[int, int] = {}
+                active: list[int] = []
+                for hour, seats, eligible in cursor.fetchall():
+                    hour_seats[hour] = seats
+                    active.append(eligible)
+                cursor.execute(
+                    "SELECT count(*) FROM integrity_player WHERE games >= %(min_games)s", values
+                )
+                (eligible_players,) = cursor.fetchone()
+                pair_hours, bound = family_bound(eligible_players, active, params.min_common_hours)
+                exact = pair_hours <= exact_family_cap
+                if exact:
+                    cursor.execute(_FAMILY_SQL, values)
+                    (family_size,) = cursor.fetchone()
+                else:
+                    family_size = bound
+            with connection.chunked_cursor() as cursor:
+                cursor.execute(_PAIRS_SQL, values)
+                return coseating_from_counts(
+                    _counted_pairs(_fetched(cursor, chunk_size()), hour_seats),
+                    family_size=family_size,
+                    family_size_exact=exact,
+                    q=params.q,
+                    min_games=params.min_games,
+                    min_common_hours=params.min_common_hours,
+                )
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute(f"DROP TABLE IF EXISTS {', '.join(_TEMP_TABLES)}")
 
 
 # --- writing -------------------------------------------------------------------------------
@@ -451,11 +633,21 @@ def audit_run(
     seconds: dict[str, float] = {}
     started = time.perf_counter()
     try:
+        coseating = None
+        if connection.vendor == "postgresql":
+            coseating = coseating_sql(
+                window_start=window_start,
+                window_end=window_end,
+                event=event,
+                params=detector_params,
+            )
+            seconds["coseating"] = time.perf_counter() - started
+        loading = time.perf_counter()
         tables, sessions = observations(
             audit_rows(window_start=window_start, window_end=window_end, event=event)
         )
-        seconds["load"] = time.perf_counter() - started
-        outcome = audit(tables, sessions, detector_params)
+        seconds["load"] = time.perf_counter() - loading
+        outcome = audit(tables, sessions, detector_params, coseating=coseating)
         seconds.update(outcome.seconds)
         del tables, sessions
         writing = time.perf_counter()

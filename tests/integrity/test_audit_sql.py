@@ -1,0 +1,116 @@
+"""Co-seating counted in SQL (PostgreSQL) equals co-seating counted in Python on the same
+window: the same flags (p, q, expected, games, hours), family size and tested pairs."""
+
+from datetime import date
+
+import pytest
+from django.db import connection
+
+from integrity.domain.audit import AuditParams, observations
+from integrity.domain.coseating import detect_coseating
+from integrity.models import Flag
+from integrity.services.audits import audit_event, audit_rows, coseating_sql, day_window
+from integrity.simulation import Season
+from tournaments.models import Event, Seat
+
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
+
+
+@pytest.fixture(autouse=True)
+def _postgres_only() -> None:
+    if connection.vendor != "postgresql":
+        pytest.skip("co-seating is counted in SQL on PostgreSQL only")
+
+
+def _temp_tables() -> list[str]:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT relname FROM pg_class WHERE relpersistence = 't' AND relname LIKE 'integrity%'"
+        )
+        return [name for (name,) in cursor.fetchall()]
+
+
+@pytest.mark.parametrize(
+    ("params", "cap"),
+    [
+        (AuditParams(), 5_000_000),
+        (AuditParams(), 0),
+        (AuditParams(q=0.5, min_games=5, min_common_hours=1), 5_000_000),
+        (AuditParams(q=0.9, min_games=40, min_common_hours=4), 5_000_000),
+    ],
+)
+def test_sql_counting_equals_python_counting_on_a_simulated_week(
+    simulated: tuple[Season, Event], params: AuditParams, cap: int
+) -> None:
+    _, event = simulated
+    window = {"window_start": event.starts_at, "window_end": event.ends_at}
+    tables, _ = observations(audit_rows(**window, event=event))
+    python = detect_coseating(
+        tables,
+        q=params.q,
+        min_games=params.min_games,
+        min_common_hours=params.min_common_hours,
+        exact_family_cap=cap,
+    )
+
+    sql = coseating_sql(**window, event=event, params=params, exact_family_cap=cap)
+
+    assert sql == python
+    assert sql.flags
+    assert sql.family_size_exact is (cap > 0)
+    assert _temp_tables() == []
+
+
+def test_window_audit_and_voided_seats_count_as_in_python(
+    simulated: tuple[Season, Event],
+) -> None:
+    season, event = simulated
+    [farm] = season.labels.farms
+    # One farm account's seats voided (a sanction): its tables lose a seat on both paths.
+    Seat.objects.filter(player__external_id=farm[0], event=event).update(voided=True)
+    start, end = day_window(date(2021, 1, 4), date(2021, 1, 7))
+    tables, _ = observations(audit_rows(window_start=start, window_end=end))
+    params = AuditParams(q=0.5, min_games=5)
+    python = detect_coseating(tables, q=0.5, min_games=5)
+
+    sql = coseating_sql(window_start=start, window_end=end, params=params)
+
+    assert sql == python
+    assert sql.tested > 0
+    assert all(farm[0] not in flag.players for flag in sql.flags)
+
+
+def test_an_empty_window_flags_nothing(simulated: tuple[Season, Event]) -> None:
+    start, end = day_window(date(2022, 1, 3), date(2022, 1, 9))
+
+    result = coseating_sql(window_start=start, window_end=end)
+
+    assert (result.flags, result.family_size, result.family_size_exact, result.tested) == (
+        (),
+        0,
+        True,
+        0,
+    )
+
+
+def test_the_database_audit_writes_the_python_counted_coseating_flags(
+    simulated: tuple[Season, Event],
+) -> None:
+    _, event = simulated
+    tables, _ = observations(
+        audit_rows(window_start=event.starts_at, window_end=event.ends_at, event=event)
+    )
+    python = detect_coseating(tables)
+
+    run = audit_event(event=event)
+
+    rows = Flag.objects.filter(run=run, detector="coseating").order_by("p_value", "player_keys")
+    assert [(tuple(r.player_keys), r.statistic, r.p_value, r.q_value) for r in rows] == [
+        (f.players, f.shared, f.p, f.q) for f in python.flags
+    ]
+    assert python.flags
+    assert (run.stats["pairs_tested"], run.stats["family_size"]) == (
+        python.tested,
+        python.family_size,
+    )
+    assert "coseating" in run.stats["seconds"]
