@@ -5,47 +5,75 @@ feeder ``F`` helps a beneficiary ``B`` by staying at the table with a heavy hand
 wilds and action cards) whenever ``B`` goes out.
 
 **Data.** :class:`~integrity.domain.data.TableObs` of the audit window, hands and winner
-seats read; a sequence, because the evidence needs a second pass for the flagged pairs.
+seats read; a sequence, because the test needs a second pass for the candidate pairs.
 
-**Statistic.** For the ordered pair ``(F, B)``, over the games ``B`` won with ``F`` at the
-table among at least two non-winners ("shared B-wins"): the count ``X`` of games in which
-``F`` held the heaviest hand of the non-winners (ties included) — a one-sided sign test on
-the paired difference ``F's hand - the largest other non-winner's hand >= 0``. The null is
-that ``F``'s hand is exchangeable with the other non-winners' hands at the same table:
-conditionally on a table's non-winner hands, ``F`` holds each of them with equal chance, so
-the game succeeds with probability ``pi_g = (non-winners holding the largest hand) /
-(non-winners)`` — exactly, whatever the distribution of hands, ties included (1/3 at a
-four-seat table with distinct hands). ``X`` is Poisson-binomial with the ``pi_g``; the
-p-value is ``P(X >= observed)``, exact by
-:func:`~integrity.domain.stats.log_poisson_binomial_sf`. (Comparing ``F`` with the others'
-mean instead gives ``pi_g`` of 1/3 or 2/3 depending on the skew of the table, which costs
-power against a feeder who simply holds the most.)
+**Statistic.** In a game ``F`` lost, ``F``'s *excess* is ``F``'s hand minus the mean hand
+of the other non-winners, ``B`` left out of that mean (it measures ``F`` against the table,
+so the game's length and the winner's strength cancel, and ``B``'s own skill never
+enters). For the ordered pair ``(F, B)`` ``F``'s games fall in two samples: the ``n``
+games ``B`` won with ``F`` at the table among at least two non-winners ("shared B-wins",
+where ``F``'s points flow to ``B``) and the ``M`` baseline games — every other game ``F``
+lost with at least one non-winner besides ``F`` and ``B`` (``F``'s games without ``B``,
+and those where ``B`` lost too). Two Wilcoxon–Mann–Whitney rank sums of the shared B-wins
+in the pooled samples, ties broken against them
+(:func:`~integrity.domain.stats.rank_sum`): of ``F``'s excesses, and of ``F``'s hands.
+
+**Null and p-value.** Each rank sum is exact under its own null
+(:func:`~integrity.domain.stats.log_rank_sum_sf`; its Hoeffding bound, also valid, for
+very large samples): *against the table* — ``F``'s excess does not depend on whether ``B``
+won, so the shared B-wins are a uniformly random ``n`` of the ``n + M`` excesses; *against
+``F``'s own games* — the same for ``F``'s hand. The p-value is the larger of the two (an
+intersection–union test, Berger 1982): it is valid when either null holds, so a pair is
+flagged only when ``F``'s hands in ``B``'s wins are heavy both against the table and
+against ``F``'s own baseline — a cheater at ``F``'s other tables (who skews the excess)
+or games ``B`` wins in a way that leaves every hand heavy (which skews the hands) cannot
+flag an honest pair alone. Both compare ``F`` with ``F``, so ``F``'s skill cancels.
+Power: ``n`` shared B-wins above the ``M`` baseline games reach ``1 / C(n + M, n)``.
+
+**Without a baseline.** When ``C(n + M, n)`` is smaller than the product of the shared
+B-wins' non-winner counts (so the rank sums could not reach the per-table sign test's
+best p-value — a count of games and seats, not of hands, e.g. a farm feeder who plays
+only with the fed account), the pair is tested as in ``pointflow-1``: the count of shared
+B-wins in which ``F`` held the heaviest non-winning hand, ties included, which is
+Poisson-binomial with ``pi_g = (non-winners holding the largest hand) / (non-winners)``
+when ``F``'s hand is exchangeable with the other non-winners' at the same table
+(:func:`~integrity.domain.stats.log_poisson_binomial_sf`).
 
 **Family (opportunity).** Every ordered pair with ``>= min_shared_wins`` (default 5)
 shared B-wins — a count that does not look at the hands. Benjamini–Hochberg at ``q``
 (default 0.01) over those ordered pairs. **False-positive control:** the FDR of the
-flagged ordered pairs, under the conditional null above, at ``q``.
+flagged ordered pairs, under the nulls above, at ``q``.
 
-**Evidence** (not part of the test): ``F``'s mean hand in ``B``'s wins against ``F``'s
-baseline — ``F``'s mean hand in ``F``'s lost games where ``B`` was not at the table — the
-mean paired difference, and the flow asymmetry: hand points ``F`` held in ``B``'s wins
-against those ``B`` held in ``F``'s wins, with the reverse pair's shared wins.
-Flags are ordered by p-value, then by (feeder, beneficiary).
+**Evidence** (not part of the test): the test used, the two rank sums with their null
+mean and the baseline size; in how many shared B-wins ``F`` held the heaviest non-winning
+hand (and how many the table-exchangeable null expects); ``F``'s mean hand in ``B``'s wins
+against ``F``'s mean hand in ``F``'s lost games where ``B`` was not at the table; the mean
+excess; and the flow asymmetry: hand points ``F`` held in ``B``'s wins against those ``B``
+held in ``F``'s wins, with the reverse pair's shared wins. Flags are ordered by p-value,
+then by (feeder, beneficiary).
 """
 
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import ClassVar, Final
 
 from integrity.domain.data import TableObs
-from integrity.domain.stats import DEFAULT_MAX_CELLS, bh_log_qvalues, log_poisson_binomial_sf
+from integrity.domain.stats import (
+    DEFAULT_MAX_CELLS,
+    bh_log_qvalues,
+    log_poisson_binomial_sf,
+    log_rank_sum_sf,
+    rank_sum,
+)
 
 __all__ = ["VERSION", "FlowFlag", "PointflowResult", "detect_pointflow"]
 
-VERSION: Final = "pointflow-1"
+VERSION: Final = "pointflow-2"
 
 _LN10: Final = math.log(10.0)
 
@@ -54,9 +82,12 @@ _LN10: Final = math.log(10.0)
 class FlowFlag:
     """An ordered pair where the feeder held heavy hands in the beneficiary's wins.
 
-    In ``heaviest`` of the ``shared_wins`` games the feeder held the heaviest non-winning
-    hand (``expected`` of them under the null); ``mean_excess`` is the mean of the feeder's
-    hand minus the other non-winners' mean; ``feeder_baseline`` is ``None`` when every lost
+    ``test`` is ``"rank"`` or ``"sign"`` (see the module docstring); ``rank_sum`` and
+    ``rank_sum_hands`` are the rank sums of the ``shared_wins`` excesses and hands among
+    them and the ``baseline_games`` ones (``rank_sum_expected`` under the null); in
+    ``heaviest`` of the shared wins the feeder held the heaviest non-winning hand
+    (``expected`` of them if the feeder were exchangeable with the table); ``mean_excess``
+    is the mean excess in the shared wins; ``feeder_baseline`` is ``None`` when every lost
     game of the feeder had the beneficiary at the table.
     """
 
@@ -66,6 +97,11 @@ class FlowFlag:
     feeder: str
     beneficiary: str
     shared_wins: int
+    test: str
+    baseline_games: int
+    rank_sum: int
+    rank_sum_hands: int
+    rank_sum_expected: float
     heaviest: int
     expected: float
     mean_excess: float
@@ -94,17 +130,40 @@ class PointflowResult:
 
 @dataclass(slots=True)
 class _Shared:
-    """One ordered pair's B-won games: the null probabilities and the sums of evidence."""
+    """One ordered pair's B-won games: the table-null probabilities and sums of evidence."""
 
     probs: list[float] = field(default_factory=list)
+    log_chances: float = 0.0
     heaviest: int = 0
     excess: float = 0.0
     feeder_points: int = 0
 
 
+@dataclass(slots=True)
+class _Samples:
+    """One tested pair's (excess, hand) of the feeder: the shared B-wins, the games with the
+    beneficiary at the table (``seated``, to leave out of the feeder's games) and those lost
+    alongside the feeder (``both_lost``, the excess without the beneficiary)."""
+
+    wins: list[tuple[Fraction, int]] = field(default_factory=list)
+    seated: list[tuple[Fraction, int]] = field(default_factory=list)
+    both_lost: list[tuple[Fraction, int]] = field(default_factory=list)
+    seated_points: int = 0
+    seated_lost: int = 0
+
+
 def _lost_games(table: TableObs) -> list[int]:
     winners = set(table.winners)
     return [seat for seat in range(len(table.players)) if seat not in winners]
+
+
+def _log_comb(n: int, k: int) -> float:
+    return math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
+
+
+def _excess(hand: int, others: Sequence[int]) -> Fraction:
+    """The hand minus the others' mean, exactly (ties in the ranks stay ties)."""
+    return Fraction(len(others) * hand - sum(others), len(others))
 
 
 def detect_pointflow(
@@ -136,15 +195,63 @@ def detect_pointflow(
             for seat, hand in zip(losers, hands, strict=True):
                 acc = shared.setdefault((table.players[seat], beneficiary), _Shared())
                 acc.probs.append(pi)
+                acc.log_chances += math.log(r)
                 acc.heaviest += hand == heaviest
                 acc.excess += hand - (total - hand) / (r - 1)
                 acc.feeder_points += hand
 
     tested = sorted(pair for pair, acc in shared.items() if len(acc.probs) >= min_shared_wins)
-    log_ps = [
-        log_poisson_binomial_sf(shared[pair].heaviest, shared[pair].probs, max_cells=max_cells)
-        for pair in tested
-    ]
+
+    # Second pass, the tested pairs' feeders only: every excess of theirs, by partner.
+    partners: dict[str, list[str]] = {}
+    for feeder, beneficiary in tested:
+        partners.setdefault(feeder, []).append(beneficiary)
+    samples = {pair: _Samples() for pair in tested}
+    own: dict[str, list[tuple[Fraction, int]]] = {feeder: [] for feeder in partners}
+    for table in tables:
+        losers = _lost_games(table)
+        for seat in losers:
+            feeder = table.players[seat]
+            if feeder not in partners:
+                continue
+            hand = table.hands[seat]
+            others = {table.players[i]: table.hands[i] for i in losers if i != seat}
+            excess = (_excess(hand, list(others.values())), hand) if others else None
+            if excess is not None:
+                own[feeder].append(excess)
+            for beneficiary in partners[feeder]:
+                if beneficiary not in table.players:
+                    continue
+                sample = samples[feeder, beneficiary]
+                sample.seated_points += hand
+                sample.seated_lost += 1
+                if excess is None:
+                    continue
+                sample.seated.append(excess)
+                if beneficiary not in others:
+                    sample.wins.append(excess)
+                elif len(others) > 1:
+                    without = [h for name, h in others.items() if name != beneficiary]
+                    sample.both_lost.append((_excess(hand, without), hand))
+
+    log_ps = []
+    ranks: dict[tuple[str, str], tuple[int, int, int]] = {}
+    for pair in tested:
+        sample, acc = samples[pair], shared[pair]
+        baseline = list((Counter(own[pair[0]]) - Counter(sample.seated)).elements())
+        baseline += sample.both_lost
+        n, size = len(sample.wins), len(baseline)
+        ranks[pair] = (
+            rank_sum([e for e, _ in sample.wins], [e for e, _ in baseline]),
+            rank_sum([h for _, h in sample.wins], [h for _, h in baseline]),
+            size,
+        )
+        if _log_comb(n + size, n) >= acc.log_chances:
+            log_ps.append(
+                max(log_rank_sum_sf(w, n, n + size, max_cells=max_cells) for w in ranks[pair][:2])
+            )
+        else:
+            log_ps.append(log_poisson_binomial_sf(acc.heaviest, acc.probs, max_cells=max_cells))
     log_qs = bh_log_qvalues(log_ps, m=len(tested))
     threshold = math.log(q)
     flagged = [
@@ -153,38 +260,30 @@ def detect_pointflow(
         if log_q <= threshold
     ]
 
-    # Second pass, flagged pairs only: the feeder's lost games with the beneficiary seated.
-    wanted = {pair for _, _, pair in flagged}
-    with_points: dict[tuple[str, str], int] = dict.fromkeys(wanted, 0)
-    with_count: dict[tuple[str, str], int] = dict.fromkeys(wanted, 0)
-    if wanted:
-        for table in tables:
-            for seat in _lost_games(table):
-                feeder = table.players[seat]
-                for other in table.players:
-                    key = (feeder, other)
-                    if key in wanted:
-                        with_points[key] += table.hands[seat]
-                        with_count[key] += 1
-
     flags = []
     for log_p, log_q, pair in sorted(flagged):
         feeder, beneficiary = pair
-        acc = shared[pair]
+        acc, sample = shared[pair], samples[pair]
         back = shared.get((beneficiary, feeder))
         n = len(acc.probs)
-        rest = lost_count[feeder] - with_count[pair]
+        excess_sum, hand_sum, size = ranks[pair]
+        rest = lost_count[feeder] - sample.seated_lost
         flags.append(
             FlowFlag(
                 feeder=feeder,
                 beneficiary=beneficiary,
                 shared_wins=n,
+                test="rank" if _log_comb(n + size, n) >= acc.log_chances else "sign",
+                baseline_games=size,
+                rank_sum=excess_sum,
+                rank_sum_hands=hand_sum,
+                rank_sum_expected=n * (n + size + 1) / 2,
                 heaviest=acc.heaviest,
                 expected=math.fsum(acc.probs),
                 mean_excess=acc.excess / n,
                 feeder_mean=acc.feeder_points / n,
                 feeder_baseline=(
-                    (lost_points[feeder] - with_points[pair]) / rest if rest else None
+                    (lost_points[feeder] - sample.seated_points) / rest if rest else None
                 ),
                 flow_to_beneficiary=acc.feeder_points,
                 flow_to_feeder=back.feeder_points if back else 0,

@@ -15,25 +15,25 @@ def test_a_small_report() -> None:
         "cased": {"injected": 2, "eligible": 2, "found": 2, "recall": 1.0},
         "flagged": {"injected": 2, "eligible": 2, "found": 2, "recall": 1.0},
     }
-    # One pair reaches 20 shared games in a week: co-seating flags it, point flow does not
-    # yet, so it waits in the review queue instead of opening a case.
+    # One pair reaches 20 shared games in a week: co-seating and point flow (pointflow-2's
+    # rank sums against the feeder's own games) both flag it, so it opens a case.
     assert injected["pairs"]["cased"] == {
         "injected": 2,
         "eligible": 1,
-        "found": 0,
-        "recall": 0.0,
+        "found": 1,
+        "recall": 1.0,
     }
     assert injected["pairs"]["flagged"]["found"] == 1
-    assert injected["pairs"]["not_cased_shared_games"] == [28]
+    assert injected["pairs"]["not_cased_shared_games"] == []
     assert injected["cases"] == {
-        "total": 6,
-        "true": 2,
-        "lowest_true_score": 425.5,
+        "total": 8,
+        "true": 4,
+        "lowest_true_score": 9.1,
         "highest_false_score": 32.0,
         "k": 4,
-        "hits_top_k": 2,
-        "precision_at_k": 0.5,
-        "review_queue": 11,
+        "hits_top_k": 3,
+        "precision_at_k": 0.75,
+        "review_queue": 9,
     }
     assert {name: d["false"] for name, d in injected["detectors"].items() if "false" in d} == {
         "coseating": 0,

@@ -17,47 +17,92 @@ def game(gid: str, seated: tuple[str, ...], hands: tuple[int, ...]) -> TableObs:
 
 
 def test_hand_computed_feeder() -> None:
-    # B wins 5 games; F holds 50 against the others' 10 and 20: F holds the heaviest
-    # non-winning hand in all 5; one of three non-winners holds it, so pi = 1/3.
+    # B wins 5 games; F holds 50 against the others' 10 and 20: F's excess is 50 - 15 = 35.
     tables = [game(f"w{i}", ("B", "F", "x", "y"), (0, 50, 10, 20)) for i in range(5)]
-    # F's lost games without B: the baseline (10 + 20) / 2 = 15.
-    tables += [game("n1", ("z", "F", "x", "y"), (0, 10, 30, 40))]
-    tables += [game("n2", ("z", "F", "x", "y"), (0, 20, 30, 40))]
-    result = detect_pointflow(tables, q=0.05)
+    # F's 6 lost games without B (each to another winner), the baseline: excesses
+    # 10 - 35 = -25 and 20 - 35 = -15.
+    tables += [
+        game(f"n{i}", (f"z{i}", "F", "x", "y"), (0, 10 + 10 * (i % 2), 30, 40)) for i in range(6)
+    ]
+    result = detect_pointflow(tables)
     # Ordered pairs with >= 5 shared B-wins: (F, B), (x, B), (y, B).
     assert result.family_size == 3
-    assert result.version == VERSION == "pointflow-1"
+    assert result.version == VERSION == "pointflow-2"
     [flag] = result.flags
     assert (flag.feeder, flag.beneficiary) == ("F", "B")
     assert flag.players == ("B", "F")
-    assert (flag.shared_wins, flag.heaviest) == (5, 5)
+    # The 5 shared wins hold the top ranks 7..11 of 11, in excess and in hand (50 against
+    # 10 and 20): W = 45, P(W' >= 45) = 1 / C(11, 5).
+    assert (flag.test, flag.shared_wins, flag.baseline_games) == ("rank", 5, 6)
+    assert (flag.rank_sum, flag.rank_sum_hands, flag.rank_sum_expected) == (45, 45, 30)
+    assert flag.p == pytest.approx(1 / 462, rel=1e-12)
+    assert flag.q == pytest.approx(3 / 462, rel=1e-12)
+    # (pointflow-1's sign test gave p = 3**-5, q = 0.0123: no discovery at q = 0.01.)
+    assert flag.heaviest == 5
     assert flag.expected == pytest.approx(5 / 3, rel=1e-12)
-    assert flag.p == pytest.approx(3.0**-5, rel=1e-12)
-    assert flag.q == pytest.approx(3 * 3.0**-5, rel=1e-12)
-    assert flag.mean_excess == pytest.approx(50 - 15, rel=1e-12)
+    assert flag.mean_excess == pytest.approx(35, rel=1e-12)
     assert flag.feeder_mean == 50
     assert flag.feeder_baseline == 15
     assert (flag.flow_to_beneficiary, flag.flow_to_feeder, flag.reverse_wins) == (250, 0, 0)
-    # At q = 0.01 the same evidence (q-value 0.0123) is not a discovery.
-    assert detect_pointflow(tables).flags == ()
 
 
-def test_null_probability_is_exact_with_ties() -> None:
-    # Non-winners (30, 30, 1): two of three hold the heaviest hand -> pi = 2/3; F is one.
-    tables = [game(f"t{i}", ("B", "F", "x", "y"), (0, 30, 30, 1)) for i in range(6)]
-    # All equal: everyone holds the heaviest hand, pi = 1, a certain success.
-    tables += [game("eq", ("B", "F", "x", "y"), (0, 10, 10, 10))]
-    # F below x: a failure with pi = 1/3.
-    tables += [game("lo", ("B", "F", "x", "y"), (0, 10, 20, 5))]
+def test_ties_count_against_the_shared_wins() -> None:
+    tables = [game(f"w{i}", ("B", "F", "x", "y"), (0, 50, 10, 20)) for i in range(5)]
+    # One baseline game ties the shared wins' excess 35; five fall below it (-25).
+    tables += [game("tie", ("z", "F", "x", "y"), (0, 50, 10, 20))]
+    tables += [game(f"n{i}", (f"z{i}", "F", "x", "y"), (0, 10, 30, 40)) for i in range(5)]
+    [flag] = detect_pointflow(tables, q=0.5).flags
+    # The tied baseline game (excess 35, hand 50) takes rank 11, the shared wins 6..10:
+    # W = 40, 5 below the top; 19 of the C(11, 5) = 462 subsets lie within 5 of it.
+    assert (flag.shared_wins, flag.baseline_games, flag.rank_sum, flag.rank_sum_hands) == (
+        5,
+        6,
+        40,
+        40,
+    )
+    assert flag.p == pytest.approx(19 / 462, rel=1e-12)
+
+
+def test_baseline_leaves_the_beneficiary_out() -> None:
+    tables = [game(f"w{i}", ("B", "F", "x", "y"), (0, 50, 10, 20)) for i in range(5)]
+    # Both lost to z: F's excess is over y alone (B's 90 left out), 20 - 10 = 10.
+    tables += [game("both", ("z", "F", "B", "y"), (0, 20, 90, 10))]
+    # F and B the only non-winners: no excess without B; a two-seat loss: no excess.
+    tables += [game("pair", ("z", "F", "B"), (0, 20, 90))]
+    tables += [game("duel", ("z", "F"), (0, 20))]
+    # Without B: F's excess over x and y, 40 - 15 = 25.
+    tables += [game(f"s{i}", (f"z{i}", "F", "x", "y"), (0, 40, 10, 20)) for i in range(4)]
+    [flag] = detect_pointflow(tables, q=0.99).flags
+    # Pooled excesses 10, 25 x 4, then the five 35s; hands 20, 40 x 4, then the five 50s:
+    # both rank sums 6 + ... + 10 = 40, the top, p = 1 / C(10, 5) — a rank test, since
+    # C(10, 5) = 252 >= 3**5.
+    assert (flag.test, flag.shared_wins, flag.baseline_games) == ("rank", 5, 5)
+    assert (flag.rank_sum, flag.rank_sum_hands, flag.rank_sum_expected) == (40, 40, 27.5)
+    assert flag.p == pytest.approx(1 / 252, rel=1e-12)
+    # The hand baseline: F's lost games without B at the table (duel 20, four times 40).
+    assert flag.feeder_baseline == 36
+
+
+def test_heavy_against_the_table_only_is_not_enough() -> None:
+    # F's excess in B's wins, 10 - 1 = 9, tops a baseline where a cheater h holds 100 at
+    # F's tables (excess 20 - 52.5); F's hand, 10, lies below its baseline's 20.
+    tables = [game(f"w{i}", ("B", "F", "x", "y"), (0, 10, 1, 1)) for i in range(5)]
+    tables += [game(f"n{i}", (f"z{i}", "F", "h", "y"), (0, 20, 100, 5)) for i in range(6)]
     result = detect_pointflow(tables, q=0.99)
-    flag = next(f for f in result.flags if f.feeder == "F")
-    assert (flag.shared_wins, flag.heaviest) == (8, 7)
-    assert flag.expected == pytest.approx(6 * 2 / 3 + 1 + 1 / 3, rel=1e-12)
-    # P(X >= 7): the certain game succeeds; of the other 7, at least 6 must.
-    six, one = (2 / 3) ** 6, 1 / 3
-    exact = six * one + six * (1 - one) + 6 * (2 / 3) ** 5 * (1 / 3) * one
-    assert flag.p == pytest.approx(exact, rel=1e-12)
-    assert flag.feeder_baseline is None
+    assert result.family_size == 3
+    assert all(flag.feeder != "F" for flag in result.flags)
+
+
+def test_a_pair_without_baseline_gets_the_sign_test() -> None:
+    # No baseline: C(8, 8) = 1 < 3**8, so the per-table sign test of pointflow-1:
+    # F held the heaviest of three non-winning hands in all 8, p = 3**-8.
+    tables = [game(f"w{i}", ("B", "F", "x", "y"), (0, 50, 10, 20)) for i in range(8)]
+    result = detect_pointflow(tables)
+    assert result.family_size == 3
+    [flag] = result.flags
+    assert (flag.feeder, flag.test, flag.baseline_games, flag.heaviest) == ("F", "sign", 0, 8)
+    assert flag.p == pytest.approx(3.0**-8, rel=1e-12)
+    assert flag.q == pytest.approx(3 * 3.0**-8, rel=1e-12)
 
 
 def test_too_few_shared_wins_are_not_tested() -> None:

@@ -1,0 +1,49 @@
+"""Tests for the rank-sum test behind point flow (stats.rank_sum, stats.log_rank_sum_sf)."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from fractions import Fraction
+
+import pytest
+
+from integrity.domain.stats import log_rank_sum_sf, rank_sum
+
+
+def test_rank_sum_breaks_ties_against_the_first_sample() -> None:
+    # Pooled 1, 2, 2, 2, 3: the first sample's 2 and 2 take ranks 2 and 3, the second's 4.
+    assert rank_sum([1, 2, 2], [2, 3]) == 1 + 2 + 3
+    assert rank_sum([Fraction(1, 3)], [Fraction(2, 6)]) == 1
+    assert rank_sum([], [5]) == 0
+
+
+@pytest.mark.parametrize("total", range(1, 10))
+def test_tail_is_exact_against_enumeration(total: int) -> None:
+    for n in range(total + 1):
+        sums = [sum(c) for c in itertools.combinations(range(1, total + 1), n)]
+        for observed in range(min(sums) - 1, max(sums) + 2):
+            exact = sum(s >= observed for s in sums) / len(sums)
+            assert math.exp(log_rank_sum_sf(observed, n, total)) == pytest.approx(exact, rel=1e-12)
+            # Beyond max_cells, Hoeffding's bound: never below the exact tail.
+            assert math.exp(log_rank_sum_sf(observed, n, total, max_cells=0)) >= exact * (1 - 1e-12)
+
+
+def test_hand_values() -> None:
+    # The top 5 of 11 ranks: 1 / C(11, 5); 5 below the top: 19 subsets (partitions of 0..5).
+    assert math.exp(log_rank_sum_sf(45, 5, 11)) == pytest.approx(1 / 462, rel=1e-12)
+    assert math.exp(log_rank_sum_sf(40, 5, 11)) == pytest.approx(19 / 462, rel=1e-12)
+    assert log_rank_sum_sf(46, 5, 11) == -math.inf
+    assert log_rank_sum_sf(15, 5, 11) == 0.0
+    # Far tails stay finite in log space: the top 60 of 1,000 ranks.
+    top = sum(range(941, 1001))
+    assert log_rank_sum_sf(top, 60, 1000) == pytest.approx(-math.log(math.comb(1000, 60)))
+    # Hoeffding, one below the top of 2 of 5 ranks: mean rank 4, 1 over 3: exp(-2*2*1/16)
+    # (exactly 2 of the 10 subsets sum to 8 or more).
+    assert log_rank_sum_sf(8, 2, 5, max_cells=0) == pytest.approx(-0.25, rel=1e-12)
+    assert log_rank_sum_sf(8, 2, 5) == pytest.approx(math.log(0.2), rel=1e-12)
+
+
+def test_rejects_bad_sizes() -> None:
+    with pytest.raises(ValueError, match="n <= total"):
+        log_rank_sum_sf(3, 4, 3)
