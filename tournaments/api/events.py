@@ -192,8 +192,10 @@ class LeaderboardView(OrganiserWritesView):
     """Ranked rows, eligible first: frozen ranks once finalised; while live, the position
     (national rank on the national board, province rank with ``province``). ``player``
     gives one player's row with both live ranks. A board page's serialised rows are cached
-    under the event's ``leaderboard_version`` (``core.cache``), so a repeated page costs
-    the event's query alone and is never stale past a standings write."""
+    under the event's exact ``leaderboard_version`` (``core.cache``): a repeated page costs
+    the event's query alone and is never stale past a standings write. Anonymous readers
+    are answered whole from the cache in front of this view (``cached_response`` in
+    ``tournaments/api/urls.py``, stale by at most ``READ_STALE_SECONDS``)."""
 
     class LeaderboardFilterInput(serializers.Serializer[Any]):
         province = serializers.CharField(required=False, help_text="e.g. 江苏")
