@@ -19,7 +19,10 @@ class Game(models.Model):
 
     record_id = models.CharField(max_length=64, unique=True)
     digest = models.CharField(max_length=64)
-    event = models.ForeignKey("tournaments.Event", on_delete=models.PROTECT, related_name="games")
+    # Indexed by (event, ended_at) below: no single-column index.
+    event = models.ForeignKey(
+        "tournaments.Event", on_delete=models.PROTECT, related_name="games", db_index=False
+    )
     mode = models.CharField(max_length=8, choices=Mode.choices)
     started_at = models.DateTimeField()
     ended_at = models.DateTimeField()
@@ -57,14 +60,18 @@ class Seat(models.Model):
     event are read from one index without a join. The session (ip, device, client) is
     personal data: reviewers only."""
 
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="seats")
+    # No single-column indexes on game and event: the unique (game, seat) and the (event,
+    # player, ended_at) indexes lead with them, and every index costs each ingested seat.
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="seats", db_index=False)
     seat = models.PositiveSmallIntegerField()
     player = models.ForeignKey("accounts.Player", on_delete=models.PROTECT, related_name="seats")
     team = models.PositiveSmallIntegerField(null=True, blank=True)
     hand = models.CharField(max_length=400, blank=True)
     hand_points = models.PositiveIntegerField()
     score = models.IntegerField()
-    event = models.ForeignKey("tournaments.Event", on_delete=models.PROTECT, related_name="+")
+    event = models.ForeignKey(
+        "tournaments.Event", on_delete=models.PROTECT, related_name="+", db_index=False
+    )
     ended_at = models.DateTimeField()
     voided = models.BooleanField(default=False)
     ip = models.GenericIPAddressField(null=True, blank=True)
