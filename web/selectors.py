@@ -23,7 +23,7 @@ from integrity.models import Case
 from titles.models import ChangeKind, PlayerTitle, Revocation, TermState, TitleChange, TitleTerm
 from titles.recompute import tour_today
 from tournaments.models import Event, EventStatus, Season, Standing
-from tournaments.selectors.events import event_list
+from tournaments.selectors.events import event_list, window_is_open
 from tournaments.selectors.leaderboard import LeaderboardRow, leaderboard_player, live_ranks
 
 #: Name matches ranked on a leaderboard search (each costs one count on the rank index).
@@ -48,8 +48,7 @@ def season_current() -> Season | None:
 
 def event_is_live(event: Event, now: datetime | None = None) -> bool:
     """Whether the event's window is open now (and it is not finalised or cancelled)."""
-    moment = now or timezone.now()
-    return event.status == EventStatus.SCHEDULED and event.starts_at <= moment <= event.ends_at
+    return window_is_open(event.status, event.starts_at, event.ends_at, now)
 
 
 def events_open(*, now: datetime | None = None) -> QuerySet[Event]:

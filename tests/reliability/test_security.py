@@ -31,29 +31,19 @@ ROOT = Path(settings.BASE_DIR)
 OPEN_EVENT = "2021-W06-Q"  # the tour's weekly qualifier open at NOW (open entry)
 
 
-class AuthLog(logging.Handler):
-    """The records of logger ``unotour.auth`` (it does not propagate to the root)."""
+class AuthLog:
+    """The ``unotour.auth`` lines of the shared ``event_log`` fixture, as (event, fields)."""
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.records: list[logging.LogRecord] = []
-        self.logger = logging.getLogger("unotour.auth")
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.records.append(record)
+    def __init__(self, lines: list[tuple[str, str, dict[str, Any]]]) -> None:
+        self.lines = lines
 
     def events(self) -> list[tuple[str, dict[str, Any]]]:
-        return [(r.getMessage(), getattr(r, "fields", {})) for r in self.records]
+        return [(event, fields) for name, event, fields in self.lines if name == "unotour.auth"]
 
 
 @pytest.fixture
-def auth_log() -> Iterator[AuthLog]:
-    log = AuthLog()
-    log.logger.addHandler(log)
-    try:
-        yield log
-    finally:
-        log.logger.removeHandler(log)
+def auth_log(event_log: list[tuple[str, str, dict[str, Any]]]) -> AuthLog:
+    return AuthLog(event_log)
 
 
 # --- sign-in lockout ------------------------------------------------------------------------
@@ -109,7 +99,6 @@ def test_a_refused_token_is_logged(auth_log: AuthLog) -> None:
 
 
 def test_auth_events_are_one_json_object_a_line() -> None:
-    import logging
 
     from core.logs import JsonFormatter, log_event
 

@@ -1,7 +1,10 @@
 """Reads of seasons, events, stations and entries (SPEC §2, §5 "the champions of every
 station"), and the per-event settings services and selectors share."""
 
+from datetime import datetime
+
 from django.db.models import Count, Q, QuerySet
+from django.utils import timezone
 
 from core.errors import NotFoundError
 from tournaments.domain.advancement import Quota
@@ -26,6 +29,15 @@ def season_list() -> QuerySet[Season]:
             filter=Q(events__station__isnull=False) & ~Q(events__status=EventStatus.CANCELLED),
         ),
     ).order_by("-year")
+
+
+def window_is_open(
+    status: str, starts_at: datetime, ends_at: datetime, now: datetime | None = None
+) -> bool:
+    """Whether an event with this status and window is live now: its window is open and it
+    is neither finalised nor cancelled."""
+    moment = now or timezone.now()
+    return status == EventStatus.SCHEDULED and starts_at <= moment <= ends_at
 
 
 def event_get(*, code: str) -> Event:

@@ -44,14 +44,13 @@ from django.db import connection
 from django.db.models import Count, F, OrderBy, Q, QuerySet, Window
 from django.db.models.functions import RowNumber
 from django.http import HttpRequest
-from django.utils import timezone
 
 from accounts.models import Player
 from core.cache import cached_by_version, snapshot
 from tournaments.domain.advancement import Verdict, explain
 from tournaments.domain.leaderboard import DEFAULT_ORDER, TieBreak, resolve_order
 from tournaments.models import Event, EventStatus, Season, Standing
-from tournaments.selectors.events import event_minimum_games, event_quota
+from tournaments.selectors.events import event_minimum_games, event_quota, window_is_open
 
 
 def _column(tiebreak: TieBreak) -> str:
@@ -298,7 +297,7 @@ def board_response_key(
     if state is None:
         return None
     version, status, starts_at, ends_at = state
-    live = status == EventStatus.SCHEDULED and starts_at <= timezone.now() <= ends_at
+    live = window_is_open(status, starts_at, ends_at)
     final = status == EventStatus.FINALISED
     return ("board", code, version, status, live), (
         BOARD_FINAL_SECONDS if final else BOARD_LIVE_SECONDS
