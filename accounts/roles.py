@@ -7,6 +7,7 @@ from django.contrib.auth.models import AnonymousUser, Group, Permission
 from django.core.exceptions import PermissionDenied
 
 from accounts.models import User
+from core.post_migrate import migrated
 
 ORGANISER = "organiser"
 REVIEWER = "reviewer"
@@ -25,6 +26,8 @@ ROLE_PERMISSIONS: dict[str, tuple[str, ...]] = {
 
 def ensure_roles(**kwargs: Any) -> None:
     """Create the role groups and give them their permissions; safe to run repeatedly."""
+    if not migrated(kwargs, "auth.Group", "auth.Permission"):
+        return
     for role, perms in ROLE_PERMISSIONS.items():
         group, _ = Group.objects.get_or_create(name=role)
         wanted: list[Permission] = []

@@ -11,8 +11,13 @@ def season_audit_schedule(**kwargs: Any) -> None:
     creates the task once and keeps an admin's later edits (enabled, schedule)."""
     from django_celery_beat.models import CrontabSchedule, PeriodicTask
 
+    from core.post_migrate import migrated
     from integrity.conf import season_crontab
 
+    if not migrated(
+        kwargs, "django_celery_beat.PeriodicTask", "django_celery_beat.CrontabSchedule"
+    ):
+        return
     if PeriodicTask.objects.filter(name="integrity-season-audit").exists():
         return
     crontab, _ = CrontabSchedule.objects.get_or_create(

@@ -42,6 +42,7 @@ from django.utils import timezone
 from accounts.models import Player, User
 from core.errors import ConflictError, NotFoundError, ServiceError
 from core.logs import log_event_on_commit
+from core.post_migrate import migrated
 from titles.domain.dates import month_end
 from titles.domain.replay import LIFETIME, MASTER
 from titles.models import (
@@ -93,6 +94,8 @@ REMINDER_DAYS = (30, 7)
 def rules_ensure_defaults(**kwargs: Any) -> None:
     """Create the default qualification rules that are missing; never changes existing ones
     (an admin's edits stay). Connected to ``post_migrate``; safe to run repeatedly."""
+    if not migrated(kwargs, "titles.QualificationRule"):
+        return
     for key, confers, description in DEFAULT_RULES:
         QualificationRule.objects.get_or_create(
             key=key, defaults={"confers": confers, "description": description}
