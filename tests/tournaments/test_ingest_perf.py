@@ -10,10 +10,12 @@ from typing import Any
 
 import pytest
 
+from accounts.models import Player
 from tests.tournaments.conftest import RecordBuilder
 from tournaments.domain.cards import CLASSIC, HAPPY, CardError, CardTable, parse_hand, validate_deal
-from tournaments.models import Event, Game, Standing
+from tournaments.models import Entry, Event, Game, Standing
 from tournaments.services.ingest import Rejection, games_import, games_ingest
+from tournaments.services.ingest_validation import RecordRules
 
 
 def _reference_deal(hands: Sequence[Any], table: CardTable) -> None:
@@ -164,3 +166,58 @@ def test_each_batch_bumps_its_events_leaderboard_version_once(
     assert (summary.ingested, rejects, event.leaderboard_version) == (6, [], 2)
     games = sorted(Standing.objects.filter(event=event).values_list("games", flat=True))
     assert games == [1] * 8 + [2] * 8
+
+
+# --- the importer's pipeline: the next batch is validated while one is written ---------
+
+
+@pytest.mark.django_db
+def test_a_record_repeated_in_a_later_batch_is_caught_by_the_write(
+    event: Event, record: RecordBuilder
+) -> None:
+    """Batch 2's ids are looked up before batch 1 is written; the write still sorts them."""
+    changed = record("g-2", players=("a1", "a2", "a3", "a4"))
+    lines = [json.dumps(r) for r in (record("g-1"), record("g-2"), record("g-1"), changed)]
+    rejects: list[dict[str, Any]] = []
+
+    summary = games_import(lines=lines, batch_size=2, on_rejects=rejects.extend)
+
+    assert (summary.ingested, summary.duplicates, summary.conflicts) == (2, 1, 1)
+    reason = "id g-2 is already stored with a different record"
+    assert rejects == [{"line": 4, "id": "g-2", "field": "id", "reason": reason}]
+    assert sorted(Game.objects.values_list("record_id", flat=True)) == ["g-1", "g-2"]
+    assert Standing.objects.filter(event=event).count() == 4
+
+
+@pytest.mark.django_db
+def test_the_entrants_of_a_closed_event_are_loaded_before_validation_leaves_the_thread(
+    event: Event, record: RecordBuilder
+) -> None:
+    event.open_entry = False
+    event.save()
+    for i, province in ((1, "江苏"), (2, "浙江"), (3, "广东")):
+        player = Player.objects.create(
+            external_id=f"p000000{i}", name=f"玩家0{i}", province=province
+        )
+        Entry.objects.create(event=event, player=player, basis=Entry.Basis.ADVANCED)
+    rejects: list[dict[str, Any]] = []
+
+    summary = games_import(lines=[json.dumps(record("g-1"))], on_rejects=rejects.extend)
+
+    reason = f"player p0000004 has no entry in event {event.code} (entry is closed)"
+    assert (summary.ingested, summary.rejected) == (0, 1)
+    assert rejects == [{"line": 1, "id": "g-1", "field": "seats[3].player.id", "reason": reason}]
+    assert not Game.objects.exists()
+
+
+@pytest.mark.django_db
+def test_detached_rules_refuse_to_query(event: Event) -> None:
+    rules = RecordRules()
+    rules.load([event.code])
+    detached = rules.detached()
+
+    assert detached.event(event.code) == rules.event(event.code)
+    with pytest.raises(RuntimeError, match="event 'other' was not loaded"):
+        detached.event("other")
+    with pytest.raises(RuntimeError, match="the entrants of event -1 were not loaded"):
+        detached.entrants(-1)

@@ -41,6 +41,7 @@ import gc
 import json
 import logging
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
@@ -110,6 +111,12 @@ class _Outcomes:
     conflicts: list[Conflict] = field(default_factory=list)
     rejected: list[Rejection] = field(default_factory=list)
 
+    def add(self, other: "_Outcomes") -> None:
+        self.ingested += other.ingested
+        self.duplicates += other.duplicates
+        self.conflicts += other.conflicts
+        self.rejected += other.rejected
+
     def report(self) -> IngestReport:
         return IngestReport(
             ingested=self.ingested,
@@ -117,6 +124,16 @@ class _Outcomes:
             conflicts=sorted(self.conflicts, key=lambda c: c.index),
             rejected=sorted(self.rejected, key=lambda r: r.index),
         )
+
+
+@dataclass(frozen=True, slots=True)
+class _Head:
+    """A record whose id and digest are read, waiting for validation."""
+
+    index: int
+    record: dict[str, Any]
+    record_id: str
+    digest: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,11 +163,9 @@ def _encodable(text: str) -> bool:
     return True
 
 
-def _check(
-    records: Sequence[object], indexes: Sequence[int], rules: RecordRules, out: _Outcomes
-) -> list[_Pending]:
-    """Validate a batch: known ids become duplicates or conflicts, the rest are checked."""
-    heads: list[tuple[int, dict[str, Any], str, str]] = []
+def _heads(records: Sequence[object], indexes: Sequence[int], out: _Outcomes) -> list[_Head]:
+    """Read each record's id and digest; a record without a readable id is rejected."""
+    heads: list[_Head] = []
     for index, record in zip(indexes, records, strict=True):
         try:
             record_id = record_id_of(record)
@@ -170,21 +185,40 @@ def _check(
             )
             out.rejected.append(Rejection(index, shown, "record", reason))
             continue
-        heads.append((index, cast(dict[str, Any], record), record_id, digest))
-    stored = _stored_digests([record_id for _, _, record_id, _ in heads])
-    rules.load({r["event"] for _, r, _, _ in heads if isinstance(r.get("event"), str)})
+        heads.append(_Head(index, cast(dict[str, Any], record), record_id, digest))
+    return heads
+
+
+def _unstored(heads: Sequence[_Head], rules: RecordRules, out: _Outcomes) -> list[_Head]:
+    """The records whose ids are not stored yet (the others are duplicates or conflicts);
+    load the rules they are checked against."""
+    stored = _stored_digests([head.record_id for head in heads])
+    fresh: list[_Head] = []
+    for head in heads:
+        known = stored.get(head.record_id)
+        if known is None:
+            fresh.append(head)
+        elif known == head.digest:
+            out.duplicates.append((head.index, head.record_id))
+        else:
+            reason = f"id {head.record_id} is already stored with a different record"
+            out.conflicts.append(Conflict(head.index, head.record_id, reason))
+    rules.load({h.record["event"] for h in fresh if isinstance(h.record.get("event"), str)})
+    return fresh
+
+
+_Validated = tuple[list[_Pending], _Outcomes]
+
+
+def _validate(heads: Sequence[_Head], rules: RecordRules) -> _Validated:
+    """Check and score each record; a repeated id is a duplicate or a conflict of the first
+    valid record with that id. No query once ``_unstored`` loaded the rules."""
+    out = _Outcomes()
     first: dict[str, tuple[int, str]] = {}
     pending: list[_Pending] = []
-    for index, record, record_id, digest in heads:
-        known = stored.get(record_id)
+    for head in heads:
+        index, record_id, digest = head.index, head.record_id, head.digest
         earlier = first.get(record_id)
-        if known is not None:
-            if known == digest:
-                out.duplicates.append((index, record_id))
-            else:
-                reason = f"id {record_id} is already stored with a different record"
-                out.conflicts.append(Conflict(index, record_id, reason))
-            continue
         if earlier is not None:
             if earlier[1] == digest:
                 out.duplicates.append((index, record_id))
@@ -196,12 +230,22 @@ def _check(
                 out.conflicts.append(Conflict(index, record_id, reason))
             continue
         try:
-            game = check_record(record, rules, digest=digest)
+            game = check_record(head.record, rules, digest=digest)
         except RecordError as exc:
             out.rejected.append(Rejection(index, record_id, exc.field, exc.reason))
             continue
         first[record_id] = (index, digest)
         pending.append(_Pending(index, game))
+    return pending, out
+
+
+def _check(
+    records: Sequence[object], indexes: Sequence[int], rules: RecordRules, out: _Outcomes
+) -> list[_Pending]:
+    """Validate a batch: known ids become duplicates or conflicts, the rest are checked."""
+    heads = _unstored(_heads(records, indexes, out), rules, out)
+    pending, checked = _validate(heads, rules)
+    out.add(checked)
     return _not_suspended(pending, out)
 
 
@@ -511,21 +555,38 @@ class ImportSummary:
 
 @dataclass
 class _Batch:
+    """A batch of lines, decoded: the records with their line numbers, and the lines that
+    are not JSON (rejects)."""
+
     records: list[object] = field(default_factory=list)
     numbers: list[int] = field(default_factory=list)
-    unreadable: list[dict[str, Any]] = field(default_factory=list)  # rejects: not JSON
+    unreadable: list[dict[str, Any]] = field(default_factory=list)
 
 
 def _not_json_constant(name: str) -> None:
     raise ValueError(f"{name} is not JSON")
 
 
-def _batches(lines: Iterable[str | bytes], size: int, summary: ImportSummary) -> Iterator[_Batch]:
-    batch = _Batch()
+def _line_batches(
+    lines: Iterable[str | bytes], size: int, summary: ImportSummary
+) -> Iterator[list[tuple[int, str | bytes]]]:
+    """The non-blank lines with their numbers, ``size`` at a time."""
+    batch: list[tuple[int, str | bytes]] = []
     for number, line in enumerate(lines, start=1):
         summary.lines = number
         if not line.strip():
             continue
+        batch.append((number, line))
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def _decoded(lines: Sequence[tuple[int, str | bytes]]) -> _Batch:
+    batch = _Batch()
+    for number, line in lines:
         try:
             batch.records.append(json.loads(line, parse_constant=_not_json_constant))
         except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
@@ -535,11 +596,14 @@ def _batches(lines: Iterable[str | bytes], size: int, summary: ImportSummary) ->
             )
             continue
         batch.numbers.append(number)
-        if len(batch.records) >= size:
-            yield batch
-            batch = _Batch()
-    if batch.records or batch.unreadable:
-        yield batch
+    return batch
+
+
+def _prepared(lines: Sequence[tuple[int, str | bytes]]) -> tuple[_Batch, list[_Head], _Outcomes]:
+    """Decode a batch and read its ids and digests (no query)."""
+    batch = _decoded(lines)
+    out = _Outcomes()
+    return batch, _heads(batch.records, batch.numbers, out), out
 
 
 @contextmanager
@@ -561,6 +625,21 @@ def _no_cycle_collection() -> Iterator[None]:
             gc.collect()
 
 
+def _rejects(batch: _Batch, report: IngestReport) -> list[dict[str, Any]]:
+    rows = (
+        batch.unreadable
+        + [
+            {"line": c.index, "id": c.id, "field": "id", "reason": c.reason}
+            for c in report.conflicts
+        ]
+        + [
+            {"line": r.index, "id": r.id, "field": r.field, "reason": r.reason}
+            for r in report.rejected
+        ]
+    )
+    return sorted(rows, key=lambda row: row["line"])
+
+
 def games_import(
     *,
     lines: Iterable[str | bytes],
@@ -574,31 +653,48 @@ def games_import(
     A line that is not JSON is a reject with its line number (blank lines are skipped);
     rejects and conflicts go to ``on_rejects`` as ``{"line", "id", "field", "reason"}``, in
     line order. Each batch is its own transaction, so a rerun changes nothing.
+
+    Batches are pipelined: while one batch is written (this thread then mostly waits on
+    the database), a second thread decodes the batch after next and validates and scores
+    the next one, whose ids were looked up and rules loaded first, so that thread never
+    queries. An id stored by the batch ahead after the lookup is caught by the write, as
+    with a concurrent writer, and reported as a duplicate or a conflict all the same.
     """
     summary = ImportSummary()
     rules = RecordRules()
-    with _no_cycle_collection():
-        for batch in _batches(lines, batch_size, summary):
-            out = _Outcomes()
-            _write(_check(batch.records, batch.numbers, rules, out), by, out)
-            report = out.report()
-            summary.ingested += report.ingested
-            summary.duplicates += len(report.duplicates)
-            summary.conflicts += len(report.conflicts)
-            summary.rejected += len(report.rejected) + len(batch.unreadable)
-            rejects = (
-                batch.unreadable
-                + [
-                    {"line": c.index, "id": c.id, "field": "id", "reason": c.reason}
-                    for c in report.conflicts
-                ]
-                + [
-                    {"line": r.index, "id": r.id, "field": r.field, "reason": r.reason}
-                    for r in report.rejected
-                ]
-            )
-            if rejects:
-                on_rejects(sorted(rejects, key=lambda row: row["line"]))
-            if on_batch is not None:
-                on_batch(summary)
+
+    def finish(batch: _Batch, out: _Outcomes, checking: Future[_Validated]) -> None:
+        pending, checked = checking.result()
+        out.add(checked)
+        _write(_not_suspended(pending, out), by, out)
+        report = out.report()
+        summary.ingested += report.ingested
+        summary.duplicates += len(report.duplicates)
+        summary.conflicts += len(report.conflicts)
+        summary.rejected += len(report.rejected) + len(batch.unreadable)
+        rejects = _rejects(batch, report)
+        if rejects:
+            on_rejects(rejects)
+        if on_batch is not None:
+            on_batch(summary)
+
+    with (
+        _no_cycle_collection(),
+        ThreadPoolExecutor(max_workers=1, thread_name_prefix="ingest-validate") as worker,
+    ):
+        batches = _line_batches(lines, batch_size, summary)
+        first = next(batches, None)
+        preparing = worker.submit(_prepared, first) if first is not None else None
+        ahead: tuple[_Batch, _Outcomes, Future[_Validated]] | None = None
+        while preparing is not None:
+            batch, heads, out = preparing.result()
+            following = next(batches, None)
+            preparing = worker.submit(_prepared, following) if following is not None else None
+            unstored = _unstored(heads, rules, out)
+            checking = worker.submit(_validate, unstored, rules.detached())
+            if ahead is not None:
+                finish(*ahead)
+            ahead = (batch, out, checking)
+        if ahead is not None:
+            finish(*ahead)
     return summary

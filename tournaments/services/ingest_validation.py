@@ -161,8 +161,10 @@ class RecordRules:
     def __init__(self) -> None:
         self._events: dict[str, EventRules | None] = {}
         self._entrants: dict[int, frozenset[str]] = {}
+        self._detached = False
 
     def load(self, codes: Iterable[str]) -> None:
+        """Cache the events of these codes, and the entrants of those with closed entry."""
         missing = {code for code in codes if code not in self._events}
         for code in [code for code in missing if "\x00" in code]:
             # Names no event, and PostgreSQL cannot even be asked: text cannot hold NUL.
@@ -175,20 +177,38 @@ class RecordRules:
             missing.discard(event.code)
         for code in missing:
             self._events[code] = None
+        for rules in self._events.values():
+            if rules is not None and not rules.open_entry:
+                self.entrants(rules.pk)
+
+    def detached(self) -> "RecordRules":
+        """A copy that never queries: records of loaded events can be checked in another
+        thread (the importer's pipeline); a code not loaded is a programming error."""
+        copy = RecordRules()
+        copy._events = dict(self._events)
+        copy._entrants = dict(self._entrants)
+        copy._detached = True
+        return copy
 
     def event(self, code: str) -> EventRules | None:
         if code not in self._events:
+            self._must_query(f"event {code!r} was")
             self.load([code])
         return self._events[code]
 
     def entrants(self, event_pk: int) -> frozenset[str]:
         if event_pk not in self._entrants:
+            self._must_query(f"the entrants of event {event_pk} were")
             self._entrants[event_pk] = frozenset(
                 Entry.objects.filter(event_id=event_pk).values_list(
                     "player__external_id", flat=True
                 )
             )
         return self._entrants[event_pk]
+
+    def _must_query(self, what: str) -> None:
+        if self._detached:
+            raise RuntimeError(f"{what} not loaded before the rules were detached")
 
 
 _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
