@@ -902,9 +902,14 @@ def test_the_ingest_bench_stage_runs_and_removes_its_rows() -> None:
     results = ingest(0.0001, out)
 
     assert [(r.stage, r.size, r.unit) for r in results] == [
-        ("ingest", "100 games + 400 seats", "rows/s"),
-        ("ingest vs real-table COPY", "100 games + 400 seats", "rows/s"),
+        ("ingest vs bare COPY (temp tables, no index)", "100 games + 400 seats", "rows/s"),
+        ("ingest vs COPY into scratch copies", "100 games + 400 seats", "rows/s"),
+        ("ingest vs COPY into the real tables", "100 games + 400 seats", "rows/s"),
     ]
     assert all(r.value > 0 and r.baseline > 0 for r in results)
+    assert all(r.ratio == pytest.approx(r.value / r.baseline) for r in results)
     assert "simulated 100 games of 200 players" in out.getvalue()
     assert (Game.objects.count(), Seat.objects.count(), Player.objects.count()) == (0, 0, 0)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM pg_tables WHERE tablename LIKE 'bench_%'")
+        assert cursor.fetchone() == (0,)
