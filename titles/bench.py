@@ -11,25 +11,37 @@ baseline the bare ``SELECT … ORDER BY player`` of the same qualification rows,
   history read (each player's fingerprint and status match).
 
 Also printed: the replay alone (the same rows through :func:`titles.domain.replay.replay`,
-no database) and what the first replay wrote. Everything is rolled back; foreign keys are
+no database), what the first replay wrote, and the CPU time it took in this process and,
+when the server runs on this machine, in its PostgreSQL backend (on shared cores the wall
+time moves with other work; the CPU times much less). Everything is rolled back; foreign keys are
 checked as rows are written, so the times include what a commit would pay for them.
 """
 
 import gc
+import os
 import random
+import time
 from datetime import date, timedelta
 from itertools import groupby
 from operator import itemgetter
+from pathlib import Path
 from typing import Any, TextIO
 
 from django.db import connection, transaction
 from django.utils import timezone
 
+from accounts.models import Player
 from accounts.provinces import PROVINCES
 from core.bench import Result, stage, timer
 from titles.domain.replay import Qualification as Replayed
 from titles.domain.replay import replay
-from titles.models import Qualification, QualificationRule, TitleChange, TitleTerm
+from titles.models import (
+    PlayerTitle,
+    Qualification,
+    QualificationRule,
+    TitleChange,
+    TitleTerm,
+)
 from titles.recompute import titles_recompute_all
 
 GOAL_SECONDS = 10.0
@@ -79,6 +91,32 @@ def _seed(players: int, qualifications: int, rng: random.Random) -> None:
         cursor.execute(f"ANALYZE accounts_player, {table}")
 
 
+def _cpu() -> tuple[float, float | None]:
+    """CPU seconds used so far by this process and by this connection's PostgreSQL backend
+    (``None`` unless the server runs on this machine: Linux ``/proc``)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        (pid,) = cursor.fetchone()
+    proc = Path(f"/proc/{pid}")
+    try:
+        if proc.joinpath("comm").read_text().strip() != "postgres":
+            return time.process_time(), None
+        fields = proc.joinpath("stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return time.process_time(), None
+    return time.process_time(), (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _vacuum() -> None:
+    """VACUUM the tables a run writes (not timed): each run is rolled back, and the dead
+    rows of earlier runs would otherwise be scanned again — by the bare read, the index
+    builds and the checks — so that every run would be slower than the one before."""
+    tables = [Player, Qualification, PlayerTitle, TitleTerm, TitleChange]
+    names = ", ".join(connection.ops.quote_name(model._meta.db_table) for model in tables)
+    with connection.cursor() as cursor:
+        cursor.execute(f"VACUUM {names}")
+
+
 def _bare_read() -> list[tuple[Any, ...]]:
     with connection.cursor() as cursor:
         cursor.execute(
@@ -110,6 +148,7 @@ def titles_replay(scale: float, out: TextIO) -> list[Result]:
     players = max(200, round(200_000 * scale))
     size = f"{qualifications:,} quals / {players:,} players"
     rng = random.Random(2021)  # noqa: S311 - synthetic benchmark data
+    _vacuum()
     with transaction.atomic():
         _seed(players, qualifications, rng)
         out.write(f"seeded {size}\n")
@@ -121,14 +160,22 @@ def titles_replay(scale: float, out: TextIO) -> list[Result]:
             rows = _bare_read()
         with timer() as alone:
             _replay_alone(rows)
+        before = _cpu()
         with timer() as first:
             replayed = titles_recompute_all(reason="bench")
+        after = _cpu()
         wrote = f"{TitleTerm.objects.count():,} terms, {TitleChange.objects.count():,} history rows"
         with timer() as again:
             titles_recompute_all(reason="bench")
         out.write(
             f"read {len(rows):,} rows in {bare[0]:.2f} s; replay alone {alone[0]:.2f} s; "
-            f"first replay of {replayed:,} players wrote {wrote}\n"
+            f"first replay of {replayed:,} players wrote {wrote}; CPU: Python "
+            f"{after[0] - before[0]:.2f} s, PostgreSQL "
+            + (
+                f"{after[1] - before[1]:.2f} s\n"
+                if after[1] is not None and before[1] is not None
+                else "not measured (not on this machine)\n"
+            )
         )
         transaction.set_rollback(True)
     return [

@@ -28,6 +28,12 @@ with the fingerprint, and the one other writer, the expiry sweep
 :func:`titles_recompute_all` replays every player, streaming the qualifications, and gives
 players who have approved qualifications but no title row yet (a bulk import) one.
 
+**First materialisation** (PostgreSQL, no title row, term or history yet, no webhook
+subscribed): :func:`_materialise` locks the three tables, drops their secondary indexes,
+unique constraints and the foreign keys among them, COPYs every row while replaying, and
+recreates what it dropped from the definitions PostgreSQL printed (same names, same SQL) —
+one transaction, the same rows as the normal path. Titles readers and writers wait for it.
+
 **Partner webhooks** (``webhooks``), in the transaction that writes the history row, one per
 row (:data:`WEBHOOK_OF_KIND`): ``granted`` (a new Master term) and ``lifetime`` (Lifetime
 conferred, at most once) are ``title.granted``; ``extended`` is ``title.extended``;
@@ -47,11 +53,11 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date, timedelta
-from itertools import groupby
+from itertools import groupby, islice
 from operator import itemgetter
 from typing import Any
 
-from django.db import connection, transaction
+from django.db import OperationalError, connection, transaction
 from django.db.models import Max, Min, Model, Q, QuerySet
 from django.utils import timezone
 from psycopg.types.json import set_json_dumps
@@ -194,9 +200,15 @@ def titles_recompute_all(
     the players to write and leaves alone those changed since they were read — their
     writer materialised them, from qualifications at least as new as the stream's.
     Idempotent: a second run writes nothing, and reads no terms or history of an
-    unchanged player.
+    unchanged player. On an empty materialisation (PostgreSQL) the whole run is one
+    transaction instead: :func:`_materialise`.
     """
     today = tour_today()
+    if _state_empty():
+        with transaction.atomic():
+            rebuild = _take_empty_state()
+            if rebuild is not None:
+                return _materialise(rebuild, today=today, by=by, reason=reason, chunk=chunk)
     bounds = [
         model.objects.aggregate(low=Min("player_id"), high=Max("player_id"))
         for model in (Qualification, PlayerTitle)
@@ -225,6 +237,152 @@ def titles_recompute_all(
                     plan, today=today, by=by, reason=reason, vanished=TermState.VOID, kinds=kinds
                 )
     return replayed
+
+
+#: The materialisation: what :func:`_materialise` writes from scratch.
+_STATE: tuple[type[Model], ...] = (PlayerTitle, TitleTerm, TitleChange)
+
+
+def _state_empty() -> bool:
+    """On PostgreSQL: whether the materialisation is empty (no title row, term or history) and
+    no webhook is subscribed — the case :func:`_materialise` writes."""
+    if connection.vendor != "postgresql" or webhook_kinds():
+        return False
+    return not any(model._default_manager.exists() for model in _STATE)
+
+
+def _take_empty_state() -> list[str] | None:
+    """In a savepoint: lock the materialisation's tables until the transaction ends
+    (``ACCESS EXCLUSIVE``: every titles writer locks a ``PlayerTitle`` row first, so none
+    runs meanwhile), check that they are still empty and drop their secondary indexes and
+    constraints (:func:`_drop_secondary`); returns the statements that recreate them.
+    ``None``, with nothing locked or dropped, when they are not empty, when another
+    transaction holds a lock on one of them (this never waits), or when this transaction
+    has pending trigger events on one of them (PostgreSQL then refuses to alter it)."""
+    quote = connection.ops.quote_name
+    tables = [model._meta.db_table for model in _STATE]
+    try:
+        with transaction.atomic(), connection.cursor() as cursor:
+            names = ", ".join(map(quote, tables))
+            cursor.execute(f"LOCK TABLE {names} IN ACCESS EXCLUSIVE MODE NOWAIT")
+            if not _state_empty():
+                return None
+            return _drop_secondary(cursor, tables)
+    except OperationalError:
+        return None
+
+
+def _materialise(
+    rebuild: list[str], *, today: date, by: User | None, reason: str, chunk: int
+) -> int:
+    """The first materialisation, on PostgreSQL, with the tables locked, empty and stripped
+    by :func:`_take_empty_state`: every player with approved qualifications gets a title
+    row, terms and history, COPYed straight into the tables; then ``rebuild`` recreates
+    the indexes and constraints. Writes the same rows, in the same order, as :func:`_write`
+    does for players without a title row. Returns the number of players materialised."""
+    now = connection.ops.adapt_datetimefield_value(timezone.now())
+    by_id = by.pk if by is not None else None
+    materialised = 0
+    with _gc_paused(), _cursor() as cursor:
+        players = groupby(_approved().iterator(chunk_size=STREAM_CHUNK), key=itemgetter(0))
+        while batch := [(pid, list(rows)) for pid, rows in islice(players, chunk)]:
+            _copy_new(cursor, batch, today=today, now=now, by_id=by_id, reason=reason)
+            materialised += len(batch)
+        for statement in rebuild:
+            cursor.execute(statement)
+    return materialised
+
+
+def _copy_new(
+    cursor: Any,
+    batch: list[tuple[int, list[Row]]],
+    *,
+    today: date,
+    now: Any,
+    by_id: int | None,
+    reason: str,
+) -> None:
+    """Replay players who have no title row, terms or history yet, from their rows of
+    :func:`_approved`, and COPY their history, terms and title rows (PostgreSQL). Each
+    table's rows are built while PostgreSQL takes in the previous ones: the replay itself
+    runs inside the COPY of the history."""
+    histories = []
+    with _copying(cursor, TitleChange, _CHANGE_COLUMNS) as copy:
+        write = copy.write_row
+        for pid, rows in batch:
+            history = _replay(rows)
+            histories.append((pid, history))
+            for kind, on, source, valid_until, note in _changes(history, today):
+                write((pid, kind, on, valid_until, source, note, None, by_id, now, reason))
+    external = _external_ids([pid for pid, history in histories if history.terms])
+    listed: list[list[str]] = []  # each player's terms as PlayerTitle.terms lists them
+    with _copying(cursor, TitleTerm, _TERM_COLUMNS) as copy:
+        write = copy.write_row
+        for pid, history in histories:
+            shown = []
+            for term in history.terms:
+                sources = _json_list(term.sources)
+                code = term_code(external[pid], term.start)
+                state = _term_state(term, today)
+                write((pid, term.start, term.valid_until, sources, code, state, now))
+                shown.append(_shown_term(term, sources, code))
+            listed.append(shown)
+    with _copying(cursor, PlayerTitle, [("player_id", "int8"), *_TITLE_COLUMNS]) as copy:
+        write = copy.write_row
+        for (pid, history), shown in zip(histories, listed, strict=True):
+            last = history.terms[-1].valid_until if history.terms else None
+            terms = f"[{', '.join(shown)}]"
+            status = _status(history, today)
+            write((pid, status, last, history.lifetime_since, terms, fingerprint(history), now))
+
+
+def _drop_secondary(cursor: Any, tables: list[str]) -> list[str]:
+    """Drop the tables' indexes other than primary keys, their unique constraints and the
+    foreign keys among them; returns the statements that recreate them as they were (same
+    names, same definitions, as PostgreSQL prints them): one sort per index, one query
+    validating each foreign key.
+
+    Foreign keys to other tables stay (dropping one would lock the other table, e.g. every
+    player, until the transaction ends). Those declared ``INITIALLY DEFERRED`` are made
+    immediate meanwhile — each COPY checks its rows as it ends, as PostgreSQL builds no
+    index on a table with pending checks — and deferred again by the last statement."""
+    cursor.execute(
+        "SELECT conrelid::regclass::text, quote_ident(conname), contype, "
+        "pg_get_constraintdef(oid) FROM pg_constraint WHERE conrelid = ANY(%s::regclass[]) "
+        "AND (contype IN ('u', 'x') OR contype = 'f' AND confrelid = ANY(%s::regclass[])) "
+        "ORDER BY contype = 'f', conrelid, conname",
+        [tables, tables],
+    )
+    constraints = cursor.fetchall()
+    cursor.execute(
+        "SELECT indexrelid::regclass::text, pg_get_indexdef(indexrelid) FROM pg_index i "
+        "WHERE indrelid = ANY(%s::regclass[]) AND NOT indisprimary AND NOT EXISTS ("
+        "SELECT FROM pg_constraint c WHERE c.conindid = i.indexrelid "
+        "AND c.conrelid = i.indrelid) ORDER BY 1",
+        [tables],
+    )
+    indexes = cursor.fetchall()
+    cursor.execute(
+        "SELECT quote_ident(conname) FROM pg_constraint WHERE conrelid = ANY(%s::regclass[]) "
+        "AND contype = 'f' AND condeferred AND NOT confrelid = ANY(%s::regclass[]) "
+        "ORDER BY 1",
+        [tables, tables],
+    )
+    deferred = ", ".join(name for (name,) in cursor.fetchall())
+    recreate = [definition for _, definition in indexes]
+    for table, name, kind, definition in constraints:
+        cursor.execute(f"ALTER TABLE {table} DROP CONSTRAINT {name}")
+        if kind != "f":
+            recreate.append(f"ALTER TABLE {table} ADD CONSTRAINT {name} {definition}")
+            continue
+        recreate.append(f"ALTER TABLE {table} ADD CONSTRAINT {name} {definition} NOT VALID")
+        recreate.append(f"ALTER TABLE {table} VALIDATE CONSTRAINT {name}")
+    for name, _ in indexes:
+        cursor.execute(f"DROP INDEX {name}")
+    if deferred:
+        cursor.execute(f"SET CONSTRAINTS {deferred} IMMEDIATE")
+        recreate.append(f"SET CONSTRAINTS {deferred} DEFERRED")
+    return recreate
 
 
 @contextmanager
@@ -306,13 +464,15 @@ def _stale(today: date, where: Q | None = None) -> set[int]:
 
 
 def _histories(rows: list[Row]) -> dict[int, TitleHistory]:
-    return {
-        player_id: replay(
-            Replayed(source=source, on=on, confers=confers, requires_valid_master=requires)
-            for _, source, on, confers, requires in group
-        )
-        for player_id, group in groupby(rows, key=itemgetter(0))
-    }
+    return {player_id: _replay(group) for player_id, group in groupby(rows, key=itemgetter(0))}
+
+
+def _replay(rows: Iterable[Row]) -> TitleHistory:
+    """Replay one player's rows of :func:`_approved`."""
+    return replay(
+        Replayed(source=source, on=on, confers=confers, requires_valid_master=requires)
+        for _, source, on, confers, requires in rows
+    )
 
 
 def _plan(read: _Read, today: date) -> _Plan:
@@ -409,6 +569,15 @@ def _json_list(items: Iterable[str]) -> str:
     return f"[{', '.join(map(_quote, items))}]"
 
 
+def _shown_term(term: Term, sources: str, code: str) -> str:
+    """JSON text of a term as ``PlayerTitle.terms`` lists it; ``sources`` is JSON text."""
+    return (
+        f'{{"start": "{term.start.isoformat()}", '
+        f'"valid_until": "{term.valid_until.isoformat()}", '
+        f'"sources": {sources}, "code": {_quote(code)}}}'
+    )
+
+
 # --- writing the difference -----------------------------------------------------------------
 
 
@@ -475,11 +644,7 @@ def _write(
                     state,
                 ):
                     term_rows.append((term_id, term.valid_until, sources, state, now))
-            shown_terms.append(
-                f'{{"start": "{term.start.isoformat()}", '
-                f'"valid_until": "{term.valid_until.isoformat()}", '
-                f'"sources": {sources}, "code": {_quote(code)}}}'
-            )
+            shown_terms.append(_shown_term(term, sources, code))
         for term_id, valid_until, old_sources, _, old_state in previous.values():
             if old_state not in (TermState.VOID, TermState.REVOKED):
                 term_rows.append((term_id, valid_until, _json_list(old_sources), vanished, now))
@@ -590,12 +755,25 @@ def _cursor() -> Iterator[Any]:
 
 def _copy(cursor: Any, table: str, columns: list[tuple[str, str]], rows: list[Row]) -> None:
     """Binary COPY of ``rows`` into ``table`` (PostgreSQL)."""
+    with _copy_into(cursor, table, columns) as copy:
+        for row in rows:
+            copy.write_row(row)
+
+
+@contextmanager
+def _copy_into(cursor: Any, table: str, columns: list[tuple[str, str]]) -> Iterator[Any]:
+    """A binary COPY into ``table`` (PostgreSQL): call ``write_row`` on it; JSON values are
+    JSON text."""
     names = ", ".join(connection.ops.quote_name(name) for name, _ in columns)
     set_json_dumps(str, cursor)  # the values are JSON text already
     with cursor.copy(f"COPY {table} ({names}) FROM STDIN (FORMAT BINARY)") as copy:
         copy.set_types([kind for _, kind in columns])
-        for row in rows:
-            copy.write_row(row)
+        yield copy
+
+
+def _copying(cursor: Any, model: type[Model], columns: list[tuple[str, str]]) -> Any:
+    """:func:`_copy_into` the model's table."""
+    return _copy_into(cursor, connection.ops.quote_name(model._meta.db_table), columns)
 
 
 def _stage(cursor: Any, columns: list[tuple[str, str]], rows: list[Row]) -> str:
