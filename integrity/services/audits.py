@@ -37,6 +37,7 @@ import hashlib
 import logging
 import math
 import time
+import uuid
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict
@@ -153,9 +154,12 @@ def audit_rows(
 
 # --- co-seating counted in SQL (PostgreSQL) -------------------------------------------------
 
+#: The window's games. Each game's players are sorted: the aggregate reads the seats in the
+#: subquery's (game, player) order (nothing above the subquery reorders them), which costs
+#: less than ``array_agg(p ORDER BY p)``'s sort per game.
 _GAME_SQL = """
-    CREATE TEMP TABLE integrity_game AS
-    SELECT g, array_agg(p ORDER BY p) AS ps,
+    CREATE UNLOGGED TABLE {game} AS
+    SELECT g, array_agg(p) AS ps, count(*)::int AS k,
            floor(extract(epoch from (min(e) AT TIME ZONE %(tz)s)) / 3600)::bigint AS h
     FROM (
         SELECT s.game_id AS g, s.player_id AS p, s.ended_at AS e
@@ -165,7 +169,7 @@ _GAME_SQL = """
           AND NOT EXISTS (
               SELECT 1 FROM tournaments_game d WHERE d.id = s.game_id AND d.mode <> 'singles'
           )
-        ORDER BY s.game_id
+        ORDER BY s.game_id, s.player_id
     ) AS seats
     GROUP BY g HAVING count(*) >= 2
 """
@@ -174,44 +178,68 @@ _OVERLAPPING = (
     "SELECT id FROM tournaments_event WHERE starts_at <= %(end)s AND ends_at >= %(start)s"
 )
 
+#: Memory for the sorts (the seats by game, the (player, hour) rows): in memory up to ~1M
+#: games. The pair count gets ``_PAIR_MEMORY``: its hash aggregate spilled into small
+#: partitions measured faster than with 16 MB or more (one large hash table).
+_SORT_MEMORY = "64MB"
+_PAIR_MEMORY = "4MB"
+
 #: After the window's games (:data:`_GAME_SQL`: the seats :func:`audit_rows` selects, one row
-#: per game of at least two seats, its sorted players and its hour bucket): per (player,
-#: hour) the seats and the other seats at them, per player the games, and the pairs sharing
-#: at least two tables (each game's pairs ``ps[i] < ps[j]`` from its own array: no join).
+#: per game of at least two seats, its sorted players, seat count ``k`` and hour bucket):
+#:
+#: * per (player, hour) the seats and the other seats at them, grouped by sorting (faster
+#:   here than hashing): the games are sorted by hour first, so only each hour's seats are
+#:   then sorted by player (an incremental sort);
+#: * per player the games;
+#: * the pairs sharing at least two tables: each game's pairs ``ps[i] < ps[j]`` come from its
+#:   own array (no join of seats); the index pairs ``i < j`` of a ``k``-seat table are looked
+#:   up once per game as two arrays and unnested together.
 _COUNT_SQL = (
+    "ANALYZE {game}",
+    "SET LOCAL enable_hashagg = off",
     """
-    CREATE TEMP TABLE integrity_hour AS
-    SELECT p, h, count(*) AS seats, sum(cardinality(ps) - 1)::bigint AS others
-    FROM integrity_game, unnest(ps) AS p
-    GROUP BY p, h
+    CREATE UNLOGGED TABLE {hour} AS
+    SELECT p, h, count(*) AS seats, sum(k - 1)::bigint AS others
+    FROM (SELECT h, k, ps FROM {game} ORDER BY h) AS g, unnest(ps) AS p
+    GROUP BY h, p
     """,
+    "SET LOCAL enable_hashagg = on",
     """
-    CREATE TEMP TABLE integrity_player AS
-    SELECT p, sum(seats)::bigint AS games FROM integrity_hour GROUP BY p
+    CREATE UNLOGGED TABLE {player} AS
+    SELECT p, sum(seats)::bigint AS games FROM {hour} GROUP BY p
     """,
-    "ANALYZE integrity_player",
+    f"SET LOCAL work_mem = '{_PAIR_MEMORY}'",
     """
-    CREATE TEMP TABLE integrity_pair AS
-    SELECT ps[i] AS a, ps[j] AS b, count(*) AS shared
-    FROM integrity_game, generate_series(1, cardinality(ps) - 1) AS i,
-         generate_series(i + 1, cardinality(ps)) AS j
+    CREATE UNLOGGED TABLE {pair} AS
+    WITH ij AS (
+        SELECT k, array_agg(i ORDER BY i, j) AS i, array_agg(j ORDER BY i, j) AS j
+        FROM (SELECT DISTINCT k FROM {game}) AS sizes, generate_series(1, k) AS i,
+             generate_series(1, k) AS j
+        WHERE i < j
+        GROUP BY k
+    )
+    SELECT ps[t.i] AS a, ps[t.j] AS b, count(*) AS shared
+    FROM {game} AS g JOIN ij ON ij.k = g.k, unnest(ij.i, ij.j) AS t(i, j)
     GROUP BY 1, 2 HAVING count(*) >= 2
     """,
-    "ANALYZE integrity_pair",
+    "ANALYZE {player}",
+    "ANALYZE {pair}",
 )
-_TEMP_TABLES = ("integrity_game", "integrity_hour", "integrity_player", "integrity_pair")
 
 #: Per hour: every seat played, and the eligible players active.
 _HOURS_SQL = """
     SELECT h.h, sum(h.seats)::bigint, count(*) FILTER (WHERE pl.games >= %(min_games)s)
-    FROM integrity_hour h JOIN integrity_player pl ON pl.p = h.p
+    FROM {hour} h JOIN {player} pl ON pl.p = h.p
     GROUP BY h.h
 """
+
+#: The eligible players.
+_ELIGIBLE_SQL = "SELECT count(*) FROM {player} WHERE games >= %(min_games)s"
 
 #: The exact family: pairs of eligible players active together in >= min_common_hours.
 _FAMILY_SQL = """
     WITH e AS (
-        SELECT h.p, h.h FROM integrity_hour h JOIN integrity_player pl ON pl.p = h.p
+        SELECT h.p, h.h FROM {hour} h JOIN {player} pl ON pl.p = h.p
         WHERE pl.games >= %(min_games)s
     )
     SELECT count(*) FROM (
@@ -221,19 +249,38 @@ _FAMILY_SQL = """
 """
 
 #: The candidate pairs (two eligible players sharing >= 2 tables), one row per common hour,
-#: in (pair, hour) order.
+#: in (pair, hour) order. The hours of the candidates' players are read once (``ch``), then
+#: joined per pair.
 _PAIRS_SQL = """
-    SELECT c.a, c.b, xa.external_id, xb.external_id, la.games, lb.games, c.shared,
+    WITH ch AS MATERIALIZED (
+        SELECT h.p, h.h, h.seats, h.others, pl.games
+        FROM {hour} h JOIN {player} pl ON pl.p = h.p AND pl.games >= %(min_games)s
+        WHERE h.p IN (SELECT a FROM {pair} UNION SELECT b FROM {pair})
+    )
+    SELECT c.a, c.b, xa.external_id, xb.external_id, ha.games, hb.games, c.shared,
            ha.seats, hb.seats, ha.others, hb.others, ha.h
-    FROM integrity_pair c
-    JOIN integrity_player la ON la.p = c.a AND la.games >= %(min_games)s
-    JOIN integrity_player lb ON lb.p = c.b AND lb.games >= %(min_games)s
-    JOIN integrity_hour ha ON ha.p = c.a
-    JOIN integrity_hour hb ON hb.p = c.b AND hb.h = ha.h
+    FROM {pair} c
+    JOIN ch ha ON ha.p = c.a
+    JOIN ch hb ON hb.p = c.b AND hb.h = ha.h
     JOIN accounts_player xa ON xa.id = c.a
     JOIN accounts_player xb ON xb.id = c.b
     ORDER BY c.a, c.b, ha.h
 """
+
+
+#: Settings :func:`coseating_sql` changes with ``SET LOCAL``; their values are restored at
+#: its end, so a caller's enclosing transaction keeps its own.
+_SETTINGS = ("jit", "default_statistics_target", "work_mem", "enable_hashagg")
+_SAVE_SQL = "SELECT " + ", ".join(f"current_setting('{name}')" for name in _SETTINGS)
+_RESTORE_SQL = "SELECT " + ", ".join("set_config(%s, %s, true)" for _ in _SETTINGS)
+
+
+def _work_tables() -> dict[str, str]:
+    """Names of this run's work tables: unlogged (so PostgreSQL may scan them with parallel
+    workers, which it never does for temporary tables), unique per run (``coseating_<hex>_
+    <kind>``) so concurrent audits never collide."""
+    run = uuid.uuid4().hex[:16]
+    return {kind: f"coseating_{run}_{kind}" for kind in ("game", "hour", "player", "pair")}
 
 
 def _counted_pairs(
@@ -265,10 +312,11 @@ def coseating_sql(
     exact_family_cap: int = DEFAULT_EXACT_FAMILY_CAP,
 ) -> CoseatingResult:
     """Co-seating over the window's seats (as :func:`audit_rows` selects them), counted by
-    PostgreSQL: temp tables of the games (players as a sorted array), the per-(player, hour)
-    seats and other seats, the players' games and the pairs sharing ``>= 2`` tables (each
-    game's pairs from its array, ``GROUP BY ... HAVING``: no self-join of seats); the
-    per-hour sizes and the family size ``m`` (exact up to ``exact_family_cap`` co-active
+    PostgreSQL in one transaction: work tables (:func:`_work_tables`, created and dropped in
+    that transaction, so none outlives it) of the games (players as an array), the
+    per-(player, hour) seats and other seats, the players' games and the pairs sharing ``>= 2``
+    tables (each game's pairs from its array, ``GROUP BY ... HAVING``: no self-join of seats);
+    the per-hour sizes and the family size ``m`` (exact up to ``exact_family_cap`` co-active
     pair-hours, else :func:`~integrity.domain.coseating.family_bound`) are computed there
     too. Only the candidate pairs' hours come to Python, streamed in ``(pair, hour)`` order
     through a server-side cursor, for
@@ -283,43 +331,52 @@ def coseating_sql(
         "min_games": params.min_games,
         "min_common_hours": params.min_common_hours,
     }
-    try:
-        with transaction.atomic():
-            with connection.cursor() as cursor:
-                events = _EVENT if event is not None else _OVERLAPPING
-                cursor.execute(_GAME_SQL.format(events=events), values)
-                for statement in _COUNT_SQL:
-                    cursor.execute(statement, values)
-                cursor.execute(_HOURS_SQL, values)
-                hour_seats: dict[int, int] = {}
-                active: list[int] = []
-                for hour, seats, eligible in cursor.fetchall():
-                    hour_seats[hour] = seats
-                    active.append(eligible)
-                cursor.execute(
-                    "SELECT count(*) FROM integrity_player WHERE games >= %(min_games)s", values
-                )
-                (eligible_players,) = cursor.fetchone()
-                pair_hours, bound = family_bound(eligible_players, active, params.min_common_hours)
-                exact = pair_hours <= exact_family_cap
-                if exact:
-                    cursor.execute(_FAMILY_SQL, values)
-                    (family_size,) = cursor.fetchone()
-                else:
-                    family_size = bound
-            with connection.chunked_cursor() as cursor:
-                cursor.execute(_PAIRS_SQL, values)
-                return coseating_from_counts(
-                    _counted_pairs(_fetched(cursor, chunk_size()), hour_seats),
-                    family_size=family_size,
-                    family_size_exact=exact,
-                    q=params.q,
-                    min_games=params.min_games,
-                    min_common_hours=params.min_common_hours,
-                )
-    finally:
+    tables = _work_tables()
+    with transaction.atomic():
         with connection.cursor() as cursor:
-            cursor.execute(f"DROP TABLE IF EXISTS {', '.join(_TEMP_TABLES)}")
+            cursor.execute(_SAVE_SQL)
+            saved = cursor.fetchone()
+            # JIT compiling these few large statements costs more than it saves.
+            cursor.execute("SET LOCAL jit = off")
+            # The work tables' statistics only steer join and aggregate choices: a small
+            # sample is enough and ANALYZE then costs a few milliseconds.
+            cursor.execute("SET LOCAL default_statistics_target = 10")
+            cursor.execute(f"SET LOCAL work_mem = '{_SORT_MEMORY}'")
+            events = _EVENT if event is not None else _OVERLAPPING
+            cursor.execute(_GAME_SQL.format(events=events, **tables), values)
+            for statement in _COUNT_SQL:
+                cursor.execute(statement.format(**tables), values)
+            cursor.execute(_HOURS_SQL.format(**tables), values)
+            hour_seats: dict[int, int] = {}
+            active: list[int] = []
+            for hour, seats, eligible in cursor.fetchall():
+                hour_seats[hour] = seats
+                active.append(eligible)
+            cursor.execute(_ELIGIBLE_SQL.format(**tables), values)
+            (eligible_players,) = cursor.fetchone()
+            pair_hours, bound = family_bound(eligible_players, active, params.min_common_hours)
+            exact = pair_hours <= exact_family_cap
+            if exact:
+                cursor.execute(_FAMILY_SQL.format(**tables), values)
+                (family_size,) = cursor.fetchone()
+            else:
+                family_size = bound
+        with connection.chunked_cursor() as cursor:
+            cursor.execute(_PAIRS_SQL.format(**tables), values)
+            result = coseating_from_counts(
+                _counted_pairs(_fetched(cursor, chunk_size()), hour_seats),
+                family_size=family_size,
+                family_size_exact=exact,
+                q=params.q,
+                min_games=params.min_games,
+                min_common_hours=params.min_common_hours,
+            )
+        with connection.cursor() as cursor:
+            cursor.execute(f"DROP TABLE {', '.join(tables.values())}")
+            cursor.execute(
+                _RESTORE_SQL, [item for pair in zip(_SETTINGS, saved, strict=True) for item in pair]
+            )
+    return result
 
 
 # --- writing -------------------------------------------------------------------------------

@@ -22,11 +22,10 @@ def _postgres_only() -> None:
         pytest.skip("co-seating is counted in SQL on PostgreSQL only")
 
 
-def _temp_tables() -> list[str]:
+def _work_tables() -> list[str]:
+    """The co-seating work tables left in the database (none once an audit returns)."""
     with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT relname FROM pg_class WHERE relpersistence = 't' AND relname LIKE 'integrity%'"
-        )
+        cursor.execute(r"SELECT relname FROM pg_class WHERE relname LIKE 'coseating\_%'")
         return [name for (name,) in cursor.fetchall()]
 
 
@@ -58,7 +57,7 @@ def test_sql_counting_equals_python_counting_on_a_simulated_week(
     assert sql == python
     assert sql.flags
     assert sql.family_size_exact is (cap > 0)
-    assert _temp_tables() == []
+    assert _work_tables() == []
 
 
 def test_window_audit_and_voided_seats_count_as_in_python(
@@ -78,6 +77,40 @@ def test_window_audit_and_voided_seats_count_as_in_python(
     assert sql == python
     assert sql.tested > 0
     assert all(farm[0] not in flag.players for flag in sql.flags)
+
+
+def test_a_failed_count_leaves_no_work_tables(
+    simulated: tuple[Season, Event], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, event = simulated
+
+    def fail(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("stop after counting")
+
+    monkeypatch.setattr("integrity.services.audits.coseating_from_counts", fail)
+
+    with pytest.raises(RuntimeError, match="stop after counting"):
+        coseating_sql(window_start=event.starts_at, window_end=event.ends_at, event=event)
+
+    assert _work_tables() == []
+
+
+def test_the_counting_settings_do_not_outlive_the_call(simulated: tuple[Season, Event]) -> None:
+    _, event = simulated
+    names = ("jit", "default_statistics_target", "work_mem", "enable_hashagg")
+    query = "SELECT " + ", ".join(f"current_setting('{name}')" for name in names)
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL work_mem = '3MB'")
+        cursor.execute("SET LOCAL jit = on")
+        cursor.execute(query)
+        before = cursor.fetchone()
+
+        coseating_sql(window_start=event.starts_at, window_end=event.ends_at, event=event)
+
+        cursor.execute(query)
+        assert cursor.fetchone() == before
+    assert before[0] == "on"
+    assert before[2] == "3MB"
 
 
 def test_an_empty_window_flags_nothing(simulated: tuple[Season, Event]) -> None:
