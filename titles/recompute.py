@@ -50,6 +50,7 @@ import hashlib
 import json
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date, timedelta
@@ -279,61 +280,95 @@ def _materialise(
     by :func:`_take_empty_state`: every player with approved qualifications gets a title
     row, terms and history, COPYed straight into the tables; then ``rebuild`` recreates
     the indexes and constraints. Writes the same rows, in the same order, as :func:`_write`
-    does for players without a title row. Returns the number of players materialised."""
+    does for players without a title row. Returns the number of players materialised.
+
+    Pipelined: a second thread replays a chunk of players and builds its rows
+    (:func:`_new_rows`, no query) while this one reads the next chunk and COPYs the one
+    before, mostly waiting on PostgreSQL."""
     now = connection.ops.adapt_datetimefield_value(timezone.now())
     by_id = by.pk if by is not None else None
     materialised = 0
-    with _gc_paused(), _cursor() as cursor:
+    with (
+        _gc_paused(),
+        _cursor() as cursor,
+        ThreadPoolExecutor(max_workers=1, thread_name_prefix="titles-replay") as worker,
+    ):
         players = groupby(_approved().iterator(chunk_size=STREAM_CHUNK), key=itemgetter(0))
+        ahead: Future[_NewRows] | None = None
         while batch := [(pid, list(rows)) for pid, rows in islice(players, chunk)]:
-            _copy_new(cursor, batch, today=today, now=now, by_id=by_id, reason=reason)
+            external = _external_ids([pid for pid, _ in batch])
+            building = worker.submit(
+                _new_rows, batch, external, today=today, now=now, by_id=by_id, reason=reason
+            )
+            if ahead is not None:
+                _copy_new(cursor, ahead.result())
+            ahead = building
             materialised += len(batch)
+        if ahead is not None:
+            _copy_new(cursor, ahead.result())
         for statement in rebuild:
             cursor.execute(statement)
     return materialised
 
 
-def _copy_new(
-    cursor: Any,
+#: A chunk's rows for :func:`_copy_new`: history, terms, title rows.
+_NewRows = tuple[list[Row], list[Row], list[Row]]
+
+
+def _new_rows(
     batch: list[tuple[int, list[Row]]],
+    external: dict[int, str],
     *,
     today: date,
     now: Any,
     by_id: int | None,
     reason: str,
-) -> None:
+) -> _NewRows:
     """Replay players who have no title row, terms or history yet, from their rows of
-    :func:`_approved`, and COPY their history, terms and title rows (PostgreSQL). Each
-    table's rows are built while PostgreSQL takes in the previous ones: the replay itself
-    runs inside the COPY of the history."""
-    histories = []
-    with _copying(cursor, TitleChange, _CHANGE_COLUMNS) as copy:
-        write = copy.write_row
-        for pid, rows in batch:
-            history = _replay(rows)
-            histories.append((pid, history))
-            for kind, on, source, valid_until, note in _changes(history, today):
-                write((pid, kind, on, valid_until, source, note, None, by_id, now, reason))
-    external = _external_ids([pid for pid, history in histories if history.terms])
-    listed: list[list[str]] = []  # each player's terms as PlayerTitle.terms lists them
-    with _copying(cursor, TitleTerm, _TERM_COLUMNS) as copy:
-        write = copy.write_row
-        for pid, history in histories:
-            shown = []
-            for term in history.terms:
-                sources = _json_list(term.sources)
-                code = term_code(external[pid], term.start)
-                state = _term_state(term, today)
-                write((pid, term.start, term.valid_until, sources, code, state, now))
-                shown.append(_shown_term(term, sources, code))
-            listed.append(shown)
-    with _copying(cursor, PlayerTitle, [("player_id", "int8"), *_TITLE_COLUMNS]) as copy:
-        write = copy.write_row
-        for (pid, history), shown in zip(histories, listed, strict=True):
-            last = history.terms[-1].valid_until if history.terms else None
-            terms = f"[{', '.join(shown)}]"
-            status = _status(history, today)
-            write((pid, status, last, history.lifetime_since, terms, fingerprint(history), now))
+    :func:`_approved`, and build their history, term and title rows (no query)."""
+    changes: list[Row] = []
+    terms: list[Row] = []
+    titles: list[Row] = []
+    for pid, rows in batch:
+        history = _replay(rows)
+        for kind, on, source, valid_until, note in _changes(history, today):
+            changes.append((pid, kind, on, valid_until, source, note, None, by_id, now, reason))
+        shown = []
+        for term in history.terms:
+            sources = _json_list(term.sources)
+            code = term_code(external[pid], term.start)
+            terms.append(
+                (pid, term.start, term.valid_until, sources, code, _term_state(term, today), now)
+            )
+            shown.append(_shown_term(term, sources, code))
+        last = history.terms[-1].valid_until if history.terms else None
+        status = _status(history, today)
+        titles.append(
+            (
+                pid,
+                status,
+                last,
+                history.lifetime_since,
+                f"[{', '.join(shown)}]",
+                fingerprint(history),
+                now,
+            )
+        )
+    return changes, terms, titles
+
+
+def _copy_new(cursor: Any, rows: _NewRows) -> None:
+    """COPY a chunk's history, terms and title rows (PostgreSQL), in that order."""
+    changes, terms, titles = rows
+    for model, columns, table_rows in (
+        (TitleChange, _CHANGE_COLUMNS, changes),
+        (TitleTerm, _TERM_COLUMNS, terms),
+        (PlayerTitle, [("player_id", "int8"), *_TITLE_COLUMNS], titles),
+    ):
+        with _copying(cursor, model, columns) as copy:
+            write = copy.write_row
+            for row in table_rows:
+                write(row)
 
 
 def _drop_secondary(cursor: Any, tables: list[str]) -> list[str]:

@@ -126,9 +126,12 @@ def ledger(freeze: Callable[[date], None], make_player: Callable[..., Player]) -
     return random_ledger(make_player, random.Random(5))
 
 
+@pytest.mark.parametrize("chunk", [recompute.CHUNK, 7])
 def test_the_bulk_path_writes_the_rows_of_the_normal_path(
-    ledger: int, bulk: list[int], monkeypatch: pytest.MonkeyPatch
+    ledger: int, bulk: list[int], monkeypatch: pytest.MonkeyPatch, chunk: int
 ) -> None:
+    """In one chunk, and in chunks of 7 players (replayed in a second thread while the chunk
+    before is written)."""
     settle()
     with monkeypatch.context() as patched:
         patched.setattr(recompute, "_take_empty_state", lambda: None)
@@ -137,7 +140,7 @@ def test_the_bulk_path_writes_the_rows_of_the_normal_path(
     normal = dump()
     clear()
 
-    assert titles_recompute_all(reason="import") == ledger
+    assert titles_recompute_all(reason="import", chunk=chunk) == ledger
 
     assert bulk == [ledger]
     assert dump() == normal
