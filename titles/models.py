@@ -93,6 +93,13 @@ class Qualification(models.Model):
         ordering = ["player_id", "on", "source"]
         constraints = [
             models.UniqueConstraint(fields=["player", "source"], name="qualification_once"),
+            # What the replay reads must be a qualification it can replay (SPEC §6).
+            models.CheckConstraint(
+                condition=models.Q(confers__in=Confers.values), name="qualification_confers_valid"
+            ),
+            models.CheckConstraint(
+                condition=~models.Q(source=""), name="qualification_source_given"
+            ),
         ]
         indexes = [models.Index(fields=["status", "created_at"])]
 

@@ -503,11 +503,14 @@ def _histories(rows: list[Row]) -> dict[int, TitleHistory]:
 
 
 def _replay(rows: Iterable[Row]) -> TitleHistory:
-    """Replay one player's rows of :func:`_approved`."""
-    return replay(
-        Replayed(source=source, on=on, confers=confers, requires_valid_master=requires)
-        for _, source, on, confers, requires in rows
-    )
+    """Replay one player's rows of :func:`_approved`. The rows skip the domain's argument
+    checks (``_make``): the ledger's constraints hold what they check — a date, a non-empty
+    source, ``confers`` master or lifetime."""
+    return replay(map(_make, rows))
+
+
+def _make(row: Row) -> Replayed:
+    return Replayed._make(row[1:])
 
 
 def _plan(read: _Read, today: date) -> _Plan:

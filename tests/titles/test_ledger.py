@@ -4,6 +4,7 @@ from collections.abc import Callable
 from datetime import date
 
 import pytest
+from django.db import IntegrityError, transaction
 
 from accounts.models import Player, User
 from core.errors import ConflictError, ServiceError
@@ -196,3 +197,24 @@ def test_international_master_never_touches_national_titles(player: Player, revi
             source="other",
             by=reviewer,
         )
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "constraint"),
+    [
+        ("confers", "grand", "qualification_confers_valid"),
+        ("source", "", "qualification_source_given"),
+    ],
+)
+def test_the_ledger_refuses_what_the_replay_cannot_replay(
+    player: Player, field: str, value: str, constraint: str
+) -> None:
+    """The recompute replays ledger rows without the domain's argument checks: the database
+    holds them."""
+    rule = QualificationRule.objects.get(key="monthly_champion")
+    values = {"source": "event:x", "confers": "master", field: value}
+
+    with pytest.raises(IntegrityError, match=constraint), transaction.atomic():
+        Qualification.objects.create(player=player, rule=rule, on=date(2021, 3, 31), **values)
+
+    assert not Qualification.objects.exists()
