@@ -5,6 +5,7 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import Group
+from django.core.cache import cache, caches
 from hypothesis import settings as hypothesis_settings
 from rest_framework.test import APIClient
 
@@ -15,6 +16,17 @@ from accounts.roles import GAME_SERVER, ORGANISER, REVIEWER, ensure_roles
 # look slow (a failure then says nothing about the property). Timing lives in `bench`.
 hypothesis_settings.register_profile("tour", deadline=None)
 hypothesis_settings.load_profile("tour")
+
+
+@pytest.fixture
+def empty_cache() -> Iterator[None]:
+    """Both caches (the shared one and each process's copy of public answers) empty before
+    and after the test."""
+    cache.clear()
+    caches["local"].clear()
+    yield
+    cache.clear()
+    caches["local"].clear()
 
 
 @pytest.fixture

@@ -4,11 +4,10 @@
 outside any transaction here (``transactional_db``), as in production: inside one the cache
 is bypassed."""
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from django.core.cache import cache, caches
+from django.core.cache import cache
 from django.db import transaction
 from rest_framework.test import APIClient
 
@@ -17,18 +16,9 @@ from tests.tournaments.factories import make_event, make_players, make_season, s
 from tournaments.models import Event
 from tournaments.selectors.leaderboard import leaderboard_rows
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("empty_cache")]
 
 URL = "/api/events/2021-W05-Q/leaderboard/"
-
-
-@pytest.fixture(autouse=True)
-def empty_cache() -> Iterator[None]:
-    cache.clear()
-    caches["local"].clear()
-    yield
-    cache.clear()
-    caches["local"].clear()
 
 
 def qualifier() -> Event:

@@ -4,12 +4,11 @@ settings: every request reads it), a player's page under the versions of their e
 registry page for ``REGISTRY_CACHE_SECONDS``. The views run outside any transaction here
 (``transactional_db``), as in production: inside one the cache is bypassed."""
 
-from collections.abc import Iterator
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from django.core.cache import cache, caches
+from django.core.cache import cache
 from django.core.cache.backends import base as cache_base
 from django.core.cache.backends import locmem
 from django.test import Client
@@ -18,16 +17,7 @@ from accounts.models import User
 from tests.tournaments.factories import make_event, make_players, make_season, score_games
 from tournaments.models import Event
 
-pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture(autouse=True)
-def empty_cache() -> Iterator[None]:
-    cache.clear()
-    caches["local"].clear()
-    yield
-    cache.clear()
-    caches["local"].clear()
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("empty_cache")]
 
 
 def qualifier() -> Event:
