@@ -60,6 +60,22 @@ def test_sql_counting_equals_python_counting_on_a_simulated_week(
     assert _work_tables() == []
 
 
+def test_pairs_are_counted_on_two_columns_when_player_ids_are_too_large_to_pack(
+    simulated: tuple[Season, Event], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, event = simulated
+    window = {"window_start": event.starts_at, "window_end": event.ends_at}
+    params = AuditParams(q=0.5, min_games=5, min_common_hours=1)
+    packed = coseating_sql(**window, event=event, params=params)
+    monkeypatch.setattr("integrity.services.audits._PACKED_BELOW", 1)
+
+    unpacked = coseating_sql(**window, event=event, params=params)
+
+    assert unpacked == packed
+    assert unpacked.tested > 0
+    assert unpacked.flags
+
+
 def test_window_audit_and_voided_seats_count_as_in_python(
     simulated: tuple[Season, Event],
 ) -> None:
