@@ -54,6 +54,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date, timedelta
+from functools import partial
 from itertools import groupby, islice
 from operator import itemgetter
 from typing import Any
@@ -504,13 +505,18 @@ def _histories(rows: list[Row]) -> dict[int, TitleHistory]:
 
 def _replay(rows: Iterable[Row]) -> TitleHistory:
     """Replay one player's rows of :func:`_approved`. The rows skip the domain's argument
-    checks (``_make``): the ledger's constraints hold what they check — a date, a non-empty
-    source, ``confers`` master or lifetime."""
+    checks (:func:`_make`): the ledger's constraints hold what they check — a date, a
+    non-empty source, ``confers`` master or lifetime."""
     return replay(map(_make, rows))
 
 
+#: A ``Qualification`` built straight from a row's fields after the player id, as
+#: ``tuple.__new__``: ``_approved`` selects exactly those four fields, in their order.
+_new_qualification = partial(tuple.__new__, Replayed)
+
+
 def _make(row: Row) -> Replayed:
-    return Replayed._make(row[1:])
+    return _new_qualification(row[1:])
 
 
 def _plan(read: _Read, today: date) -> _Plan:

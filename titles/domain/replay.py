@@ -51,6 +51,7 @@ import datetime
 from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import NamedTuple
 
 from titles.domain.dates import add_years
@@ -265,6 +266,11 @@ class TitleHistory:
         return tuple(_lapse(term) for term in self.terms if term.valid_until + _ONE_DAY <= day)
 
 
+#: :func:`add_years` remembered: a replay of many players asks for the same (start, years)
+#: again and again (a term's start is a qualification's date, years its count).
+_valid_until = lru_cache(maxsize=1 << 16)(add_years)
+
+
 def _term_start(term: Term) -> datetime.date:
     return term.start
 
@@ -314,14 +320,14 @@ def replay(
         if q.confers == MASTER:
             if until is not None and start is not None and on <= until:
                 count += 1
-                until = add_years(start, count)
+                until = _valid_until(start, count)
                 sources.append(q.source)
                 append_change(Change(EXTENDED, on, q.source, until))
             else:
                 if start is not None and until is not None:
                     terms.append(Term(start, until, tuple(sources)))
                     append_change(Change(LAPSED, until + _ONE_DAY, sources[-1], until))
-                start, count, until, sources = on, 1, add_years(on, 1), [q.source]
+                start, count, until, sources = on, 1, _valid_until(on, 1), [q.source]
                 append_change(Change(GRANTED, on, q.source, until))
         elif lifetime_since is not None:
             append_change(Change(IGNORED, on, q.source, None, REASON_ALREADY_LIFETIME))
