@@ -233,13 +233,13 @@ _PAIR_SQL = """
     ) AS pairs
     GROUP BY {key} HAVING count(*) >= 2
 """
+_HIGHEST_SQL = "SELECT coalesce(max(p), 0) FROM {player}"
 _PACKED_BELOW = 2**31
 _PACKED = {
     "pack": "(ps[t.i] << 32) | ps[t.j] AS ab",
     "unpack": "ab >> 32 AS a, ab & 4294967295 AS b",
     "key": "ab",
 }
-_HIGHEST_SQL = "SELECT coalesce(max(p), 0) FROM {player}"
 _UNPACKED = {"pack": "ps[t.i] AS a, ps[t.j] AS b", "unpack": "a, b", "key": "a, b"}
 
 #: Per hour: every seat played, and the eligible players active.
