@@ -64,12 +64,12 @@ def test_pairs_are_counted_on_two_columns_when_player_ids_are_too_large_to_pack(
     simulated: tuple[Season, Event], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _, event = simulated
-    window = {"window_start": event.starts_at, "window_end": event.ends_at}
+    start, end = event.starts_at, event.ends_at
     params = AuditParams(q=0.5, min_games=5, min_common_hours=1)
-    packed = coseating_sql(**window, event=event, params=params)
+    packed = coseating_sql(window_start=start, window_end=end, event=event, params=params)
     monkeypatch.setattr("integrity.services.audits._PACKED_BELOW", 1)
 
-    unpacked = coseating_sql(**window, event=event, params=params)
+    unpacked = coseating_sql(window_start=start, window_end=end, event=event, params=params)
 
     assert unpacked == packed
     assert unpacked.tested > 0
