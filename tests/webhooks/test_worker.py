@@ -1,11 +1,16 @@
 """Retries through a real broker: a Celery worker (thread) consuming from Redis, the
 backoff shortened to 0 s so the test stays fast. This is the path the eager tests cannot
-show: ``self.retry`` re-queues the message and the worker runs it again."""
+show: ``self.retry`` re-queues the message and the worker runs it again.
 
-import time
+The test waits for the worker's last run through Celery's ``task_postrun`` signal, not by
+reading the delivery meanwhile: on SQLite's shared in-memory test database a read at the
+moment the worker writes makes the worker's write fail ("database table is locked")."""
+
+import threading
 from typing import Any
 
 import pytest
+from celery.signals import task_postrun
 
 from tests.webhooks.conftest import Receiver
 from webhooks.models import Delivery, DeliveryAttempt, Subscription
@@ -22,12 +27,18 @@ def test_worker_retries_until_the_receiver_answers_2xx(
         name="partner", url=receiver.url, secret="s3cret", events=["title.granted"]
     )
     receiver.statuses = [500, 502, 200]
+    finished = threading.Event()
 
-    assert webhook_emit(event_type="title.granted", payload={"player": "p0000001"}) == 1
+    def on_postrun(sender: Any = None, retval: Any = None, **kwargs: Any) -> None:
+        if sender is not None and sender.name == "webhooks.deliver" and isinstance(retval, str):
+            finished.set()  # a run that retries ends with the Retry exception instead
 
-    deadline = time.monotonic() + 20
-    while Delivery.objects.get().status == "pending" and time.monotonic() < deadline:
-        time.sleep(0.05)
+    task_postrun.connect(on_postrun, weak=False)
+    try:
+        assert webhook_emit(event_type="title.granted", payload={"player": "p0000001"}) == 1
+        assert finished.wait(timeout=30)
+    finally:
+        task_postrun.disconnect(on_postrun)
     delivery = Delivery.objects.get()
     assert (delivery.status, delivery.attempts) == ("succeeded", 3)
     assert list(DeliveryAttempt.objects.values_list("number", "status_code")) == [
