@@ -366,10 +366,7 @@ def _copy_new(cursor: Any, rows: _NewRows) -> None:
         (TitleTerm, _TERM_COLUMNS, terms),
         (PlayerTitle, [("player_id", "int8"), *_TITLE_COLUMNS], titles),
     ):
-        with _copying(cursor, model, columns) as copy:
-            write = copy.write_row
-            for row in table_rows:
-                write(row)
+        _copy(cursor, connection.ops.quote_name(model._meta.db_table), columns, table_rows)
 
 
 def _drop_secondary(cursor: Any, tables: list[str]) -> list[str]:
@@ -798,26 +795,14 @@ def _cursor() -> Iterator[Any]:
 
 
 def _copy(cursor: Any, table: str, columns: list[tuple[str, str]], rows: list[Row]) -> None:
-    """Binary COPY of ``rows`` into ``table`` (PostgreSQL)."""
-    with _copy_into(cursor, table, columns) as copy:
-        for row in rows:
-            copy.write_row(row)
-
-
-@contextmanager
-def _copy_into(cursor: Any, table: str, columns: list[tuple[str, str]]) -> Iterator[Any]:
-    """A binary COPY into ``table`` (PostgreSQL): call ``write_row`` on it; JSON values are
-    JSON text."""
+    """Binary COPY of ``rows`` into ``table`` (PostgreSQL); JSON values are JSON text."""
     names = ", ".join(connection.ops.quote_name(name) for name, _ in columns)
     set_json_dumps(str, cursor)  # the values are JSON text already
     with cursor.copy(f"COPY {table} ({names}) FROM STDIN (FORMAT BINARY)") as copy:
         copy.set_types([kind for _, kind in columns])
-        yield copy
-
-
-def _copying(cursor: Any, model: type[Model], columns: list[tuple[str, str]]) -> Any:
-    """:func:`_copy_into` the model's table."""
-    return _copy_into(cursor, connection.ops.quote_name(model._meta.db_table), columns)
+        write = copy.write_row
+        for row in rows:
+            write(row)
 
 
 def _stage(cursor: Any, columns: list[tuple[str, str]], rows: list[Row]) -> str:
