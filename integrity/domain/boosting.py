@@ -40,9 +40,9 @@ from __future__ import annotations
 
 import ipaddress
 import math
-from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import ClassVar, Final, Literal
 
 from integrity.domain.data import SessionObs, TableObs
@@ -119,8 +119,10 @@ def residual_series(
     return series
 
 
+@lru_cache(maxsize=1 << 16)
 def _ip_range(ip: str) -> str:
-    """The /24 of an IPv4 address, the /48 of an IPv6 one (anything else: itself)."""
+    """The /24 of an IPv4 address, the /48 of an IPv6 one (anything else: itself);
+    remembered, as a player's games mostly repeat a few addresses."""
     parts = ip.split(".")
     if len(parts) == 4 and all(p.isdigit() and int(p) < 256 for p in parts):
         return f"{parts[0]}.{parts[1]}.{parts[2]}.0/24"
@@ -131,11 +133,15 @@ def _ip_range(ip: str) -> str:
     return str(ipaddress.ip_network(f"{address}/48", strict=False))
 
 
-def _mode(counts: Counter[str]) -> str | None:
-    """The most frequent value (ties: the smallest), ``None`` when there is none."""
-    top = max(counts.values(), default=0)
-    if not top:
-        return None
+def _mode(values: Sequence[str]) -> str | None:
+    """The most frequent known value (ties: the smallest), ``None`` when there is none."""
+    counts: dict[str, int] = {}
+    for value in values:
+        if value:
+            counts[value] = counts.get(value, 0) + 1
+    if len(counts) < 2:
+        return next(iter(counts), None)
+    top = max(counts.values())
     return min(v for v, c in counts.items() if c == top)
 
 
@@ -146,9 +152,9 @@ def _typical_hour(x: float, y: float, count: int) -> float | None:
     return (math.atan2(y, x) * 12 / math.pi) % 24
 
 
-def _value_changes(values: Sequence[str], window: int) -> set[int]:
-    """The splits ``i`` where the most frequent value of the ``window`` values before ``i``
-    differs from that of the ``window`` values from ``i`` (empty values ignored).
+def _value_changes(values: Sequence[str], window: int, splits: range) -> set[int]:
+    """The splits ``i`` in ``splits`` where the most frequent value of the ``window`` values
+    before ``i`` differs from that of the ``window`` values from ``i`` (empty values ignored).
 
     Two windows can only disagree if they hold two consecutive known values that differ,
     so only the splits near such a boundary are looked at."""
@@ -156,39 +162,45 @@ def _value_changes(values: Sequence[str], window: int) -> set[int]:
     candidates: set[int] = set()
     for (_, previous), (j, value) in zip(known, known[1:], strict=False):
         if value != previous:
-            candidates.update(range(max(0, j - window + 1), j + window))
+            candidates.update(
+                range(max(splits.start, j - window + 1), min(splits.stop, j + window))
+            )
     changes = set()
     for i in candidates:
-        before = _mode(Counter(v for v in values[max(0, i - window) : i] if v))
-        after = _mode(Counter(v for v in values[i : i + window] if v))
+        before = _mode(values[max(0, i - window) : i])
+        after = _mode(values[i : i + window])
         if before is not None and after is not None and before != after:
             changes.add(i)
     return changes
 
 
-def _typical_hours(
-    hours: Sequence[int | None], window: int
-) -> tuple[list[float | None], list[float | None]]:
-    """For every split: the circular mean local hour of the ``window`` games on each side."""
-    vectors = [
-        (math.cos(h % 24 * math.pi / 12), math.sin(h % 24 * math.pi / 12), 1)
-        if h is not None
-        else (0.0, 0.0, 0)
-        for h in hours
-    ]
+def _hour_changes(
+    hours: Sequence[int | None], window: int, min_hour_shift: float, splits: range
+) -> set[int]:
+    """The splits ``i`` in ``splits`` where the circular mean local hours of the ``window``
+    games on each side are both concentrated and ``>= min_hour_shift`` hours apart."""
     prefix = [(0.0, 0.0, 0)]
-    for x, y, c in vectors:
+    for h in hours:
         px, py, pc = prefix[-1]
-        prefix.append((px + x, py + y, pc + c))
+        if h is None:
+            prefix.append((px, py, pc))
+        else:
+            angle = h % 24 * math.pi / 12
+            prefix.append((px + math.cos(angle), py + math.sin(angle), pc + 1))
 
     def mean(lo: int, hi: int) -> float | None:
         (ax, ay, ac), (bx, by, bc) = prefix[lo], prefix[hi]
         return _typical_hour(bx - ax, by - ay, bc - ac)
 
     n = len(hours)
-    before = [mean(max(0, i - window), i) for i in range(n + 1)]
-    after = [mean(i, min(n, i + window)) for i in range(n + 1)]
-    return before, after
+    changes = set()
+    for i in splits:
+        before, after = mean(max(0, i - window), i), mean(i, min(n, i + window))
+        if before is not None and after is not None:
+            gap = abs(before - after)
+            if min(gap, 24 - gap) >= min_hour_shift:
+                changes.add(i)
+    return changes
 
 
 def _session_changes(
@@ -197,25 +209,21 @@ def _session_changes(
     hours: Sequence[int | None],
     window: int,
     min_hour_shift: float,
-) -> list[tuple[ChangeKind, ...]]:
-    """The kinds of session change at every split ``0..n`` (see the module docstring)."""
-    device_changes = _value_changes(devices, window)
-    range_changes = _value_changes(ranges, window)
-    hour_before, hour_after = _typical_hours(hours, window)
-    changes: list[tuple[ChangeKind, ...]] = []
-    for i in range(len(devices) + 1):
-        kinds: list[ChangeKind] = []
-        if i in device_changes:
-            kinds.append("device")
-        ha, hb = hour_before[i], hour_after[i]
-        if ha is not None and hb is not None:
-            gap = abs(ha - hb)
-            if min(gap, 24 - gap) >= min_hour_shift:
-                kinds.append("hours")
-        if i in range_changes:
-            kinds.append("ip_range")
-        changes.append(tuple(kinds))
-    return changes
+    splits: range,
+) -> list[tuple[int, tuple[ChangeKind, ...]]]:
+    """The splits in ``splits`` that coincide with a session change, each with the kinds of
+    change there (see the module docstring)."""
+    by_kind: tuple[tuple[ChangeKind, set[int]], ...] = (
+        ("device", _value_changes(devices, window, splits)),
+        ("hours", _hour_changes(hours, window, min_hour_shift, splits)),
+        ("ip_range", _value_changes(ranges, window, splits)),
+    )
+    found = []
+    for i in splits:
+        kinds = tuple(kind for kind, changes in by_kind if i in changes)
+        if kinds:
+            found.append((i, kinds))
+    return found
 
 
 def _midranks(values: Sequence[float]) -> tuple[list[float], float]:
@@ -290,12 +298,9 @@ def detect_boosting(
         devices = [o.device if o else "" for o in obs]
         ranges = [_ip_range(o.ip) if o and o.ip else "" for o in obs]
         hours = [o.hour if o else None for o in obs]
-        changes = _session_changes(devices, ranges, hours, window, min_hour_shift)
-        splits = [
-            (split, changes[split])
-            for split in range(min_segment, n - min_segment + 1)
-            if changes[split]
-        ]
+        splits = _session_changes(
+            devices, ranges, hours, window, min_hour_shift, range(min_segment, n - min_segment + 1)
+        )
         if not splits:
             continue
         scan = _scan([value for _, value in series], splits)

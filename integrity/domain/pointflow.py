@@ -176,45 +176,56 @@ def detect_pointflow(
     """Flag feeder -> beneficiary pairs (see the module docstring)."""
     if not 0 < q < 1 or min_shared_wins < 1:
         raise ValueError("need 0 < q < 1 and min_shared_wins >= 1")
+    # First pass: only count each ordered pair's shared B-wins (most pairs have one or two).
+    counts: Counter[tuple[str, str]] = Counter()
+    for table in tables:
+        losers = _lost_games(table)
+        if len(losers) < 2:
+            continue
+        players = table.players
+        counts.update(
+            (players[seat], players[winner]) for winner in table.winners for seat in losers
+        )
+    tested = sorted(pair for pair, n in counts.items() if n >= min_shared_wins)
+    del counts
+
+    # Second pass, the tested pairs' feeders (and, for the flow asymmetry, their
+    # beneficiaries): the shared B-wins' evidence, and every excess of the feeders by partner.
+    partners: dict[str, list[str]] = {}
+    followed: dict[str, set[str]] = {}
+    for feeder, beneficiary in tested:
+        partners.setdefault(feeder, []).append(beneficiary)
+        followed.setdefault(feeder, set()).add(beneficiary)
+        followed.setdefault(beneficiary, set()).add(feeder)
     shared: dict[tuple[str, str], _Shared] = {}
     lost_points: dict[str, int] = {}
     lost_count: dict[str, int] = {}
-    for table in tables:
-        losers = _lost_games(table)
-        for seat in losers:
-            name = table.players[seat]
-            lost_points[name] = lost_points.get(name, 0) + table.hands[seat]
-            lost_count[name] = lost_count.get(name, 0) + 1
-        if len(losers) < 2:
-            continue
-        hands = [table.hands[seat] for seat in losers]
-        total, heaviest, r = sum(hands), max(hands), len(hands)
-        pi = hands.count(heaviest) / r
-        for winner in table.winners:
-            beneficiary = table.players[winner]
-            for seat, hand in zip(losers, hands, strict=True):
-                acc = shared.setdefault((table.players[seat], beneficiary), _Shared())
-                acc.probs.append(pi)
-                acc.log_chances += math.log(r)
-                acc.heaviest += hand == heaviest
-                acc.excess += hand - (total - hand) / (r - 1)
-                acc.feeder_points += hand
-
-    tested = sorted(pair for pair, acc in shared.items() if len(acc.probs) >= min_shared_wins)
-
-    # Second pass, the tested pairs' feeders only: every excess of theirs, by partner.
-    partners: dict[str, list[str]] = {}
-    for feeder, beneficiary in tested:
-        partners.setdefault(feeder, []).append(beneficiary)
     samples = {pair: _Samples() for pair in tested}
     own: dict[str, list[tuple[Fraction, int]]] = {feeder: [] for feeder in partners}
     for table in tables:
         losers = _lost_games(table)
+        if len(losers) >= 2 and any(table.players[seat] in followed for seat in losers):
+            hands = [table.hands[seat] for seat in losers]
+            total, heaviest, r = sum(hands), max(hands), len(hands)
+            pi = hands.count(heaviest) / r
+            for winner in table.winners:
+                beneficiary = table.players[winner]
+                for seat, hand in zip(losers, hands, strict=True):
+                    if beneficiary not in followed.get(table.players[seat], ()):
+                        continue
+                    acc = shared.setdefault((table.players[seat], beneficiary), _Shared())
+                    acc.probs.append(pi)
+                    acc.log_chances += math.log(r)
+                    acc.heaviest += hand == heaviest
+                    acc.excess += hand - (total - hand) / (r - 1)
+                    acc.feeder_points += hand
         for seat in losers:
             feeder = table.players[seat]
             if feeder not in partners:
                 continue
             hand = table.hands[seat]
+            lost_points[feeder] = lost_points.get(feeder, 0) + hand
+            lost_count[feeder] = lost_count.get(feeder, 0) + 1
             others = {table.players[i]: table.hands[i] for i in losers if i != seat}
             excess = (_excess(hand, list(others.values())), hand) if others else None
             if excess is not None:
