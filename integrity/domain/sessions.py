@@ -122,13 +122,18 @@ def detect_sessions(
         "device": defaultdict(set),
         "ip": defaultdict(set),
     }
-    by_game: defaultdict[str, set[tuple[IdentifierKind, str, str]]] = defaultdict(set)
+    # The first account seen per (game, identifier); a second one makes it shared.
+    first_account: dict[tuple[str, IdentifierKind, str], str] = {}
+    shared: defaultdict[tuple[str, IdentifierKind, str], set[str]] = defaultdict(set)
     for obs in sessions:
         pairs: tuple[tuple[IdentifierKind, str], ...] = (("device", obs.device), ("ip", obs.ip))
         for kind, value in pairs:
             if value:
                 accounts[kind][value].add(obs.player)
-                by_game[obs.game_id].add((kind, value, obs.player))
+                key = (obs.game_id, kind, value)
+                seen = first_account.setdefault(key, obs.player)
+                if seen != obs.player:
+                    shared[key].update((seen, obs.player))
 
     kept = {
         kind: {value for value, users in ids.items() if len(users) <= max_degree}
@@ -160,16 +165,12 @@ def detect_sessions(
     ]
     clusters.sort(key=lambda c: c.players)
 
-    links = set()
-    for game_id, seen in by_game.items():
-        on: defaultdict[tuple[IdentifierKind, str], set[str]] = defaultdict(set)
-        for kind, value, player in seen:
-            if kind == "device" or value in kept["ip"]:
-                on[kind, value].add(player)
-        for (kind, value), players in on.items():
-            for a, b in combinations(sorted(players), 2):
-                links.add(SameTableLink(game_id, (a, b), kind, value))
-
+    links = {
+        SameTableLink(game_id, (a, b), kind, value)
+        for (game_id, kind, value), players in shared.items()
+        if kind == "device" or value in kept["ip"]
+        for a, b in combinations(sorted(players), 2)
+    }
     return SessionsResult(
         clusters=tuple(clusters),
         links=tuple(sorted(links, key=lambda x: (x.game_id, x.players, x.kind, x.identifier))),
