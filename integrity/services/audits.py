@@ -40,6 +40,7 @@ import time
 import uuid
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
 from datetime import date, datetime, timedelta
 from typing import Any
@@ -144,12 +145,20 @@ def audit_rows(
         rows = seats.annotate(hour=_HourBucket("ended_at")).values_list(
             columns[0], "hour", *columns[1:]
         )
-        return rows.iterator(chunk_size=chunk_size())
+        return _streamed(*rows.query.sql_with_params())
     timed = seats.values_list(columns[0], "ended_at", *columns[1:])
     return (
         (game, hour_bucket(ended), *rest)
         for game, ended, *rest in timed.iterator(chunk_size=chunk_size())
     )
+
+
+def _streamed(sql: str, params: Sequence[Any]) -> Iterator[SeatRow]:
+    """The rows of a query through a server-side cursor, as the driver returns them (the
+    seat columns need none of the ORM's per-row converters)."""
+    with connection.chunked_cursor() as cursor:
+        cursor.execute(sql, params)
+        yield from _fetched(cursor, chunk_size())
 
 
 # --- co-seating counted in SQL (PostgreSQL) -------------------------------------------------
@@ -694,6 +703,19 @@ def _start(
         return run
 
 
+def _coseating_alongside(
+    window: Mapping[str, Any], params: AuditParams
+) -> tuple[CoseatingResult, float]:
+    """:func:`coseating_sql` on this thread's own connection (closed at the end), with its
+    seconds: run by :func:`audit_run` while the seats load, so PostgreSQL counts the pairs
+    on one core while Python reads the seats on the other."""
+    started = time.perf_counter()
+    try:
+        return coseating_sql(**window, params=params), time.perf_counter() - started
+    finally:
+        connection.close()
+
+
 def audit_run(
     *,
     key: str,
@@ -719,21 +741,29 @@ def audit_run(
     )
     seconds: dict[str, float] = {}
     started = time.perf_counter()
+    window: dict[str, Any] = {
+        "window_start": window_start,
+        "window_end": window_end,
+        "event": event,
+    }
+    postgres = connection.vendor == "postgresql"
+    # Another connection would not see a caller's uncommitted rows: inside a transaction
+    # the pairs are counted first, on this connection.
+    alongside = postgres and not connection.in_atomic_block
     try:
         coseating = None
-        if connection.vendor == "postgresql":
-            coseating = coseating_sql(
-                window_start=window_start,
-                window_end=window_end,
-                event=event,
-                params=detector_params,
-            )
+        if postgres and not alongside:
+            coseating = coseating_sql(**window, params=detector_params)
             seconds["coseating"] = time.perf_counter() - started
-        loading = time.perf_counter()
-        tables, sessions = observations(
-            audit_rows(window_start=window_start, window_end=window_end, event=event)
-        )
-        seconds["load"] = time.perf_counter() - loading
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            counting = (
+                pool.submit(_coseating_alongside, window, detector_params) if alongside else None
+            )
+            loading = time.perf_counter()
+            tables, sessions = observations(audit_rows(**window))
+            seconds["load"] = time.perf_counter() - loading
+            if counting is not None:
+                coseating, seconds["coseating"] = counting.result()
         outcome = audit(tables, sessions, detector_params, coseating=coseating)
         seconds.update(outcome.seconds)
         del tables, sessions

@@ -1,14 +1,17 @@
 """Co-seating counted in SQL (PostgreSQL) equals co-seating counted in Python on the same
 window: the same flags (p, q, expected, games, hours), family size and tested pairs."""
 
+import threading
 from datetime import date
+from typing import Any
 
 import pytest
-from django.db import connection
+from django.db import connection, transaction
 
 from integrity.domain.audit import AuditParams, observations
 from integrity.domain.coseating import detect_coseating
 from integrity.models import Flag
+from integrity.services import audits
 from integrity.services.audits import audit_event, audit_rows, coseating_sql, day_window
 from integrity.simulation import Season
 from tournaments.models import Event, Seat
@@ -163,3 +166,40 @@ def test_the_database_audit_writes_the_python_counted_coseating_flags(
         python.family_size,
     )
     assert "coseating" in run.stats["seconds"]
+
+
+def _flag_rows(run_pk: int) -> list[tuple[str, tuple[str, ...], float | None, float | None]]:
+    rows = Flag.objects.filter(run_id=run_pk).order_by("detector", "player_keys", "p_value")
+    return [(r.detector, tuple(r.player_keys), r.p_value, r.q_value) for r in rows]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_outside_a_transaction_the_pairs_are_counted_on_another_connection_during_the_load(
+    simulated: tuple[Season, Event], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, event = simulated
+    threads: list[int] = []
+    count = audits._coseating_alongside
+
+    def spy(*args: Any) -> Any:
+        threads.append(threading.get_ident())
+        return count(*args)
+
+    monkeypatch.setattr("integrity.services.audits._coseating_alongside", spy)
+    with transaction.atomic():
+        inside = audit_event(event=event)
+        counted_inside = _flag_rows(inside.pk)
+    assert threads == []
+
+    outside = audit_event(event=event)
+
+    assert len(threads) == 1
+    assert threads[0] != threading.get_ident()
+    assert outside.pk == inside.pk
+    assert _flag_rows(outside.pk) == counted_inside
+    assert {detector for detector, *_ in counted_inside} >= {"coseating", "pointflow"}
+    assert (outside.stats["pairs_tested"], outside.stats["family_size"]) == (
+        inside.stats["pairs_tested"],
+        inside.stats["family_size"],
+    )
+    assert _work_tables() == []
