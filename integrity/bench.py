@@ -14,10 +14,10 @@ address and device. Then, for each size, in the same run:
   seat a JOIN seat b ON a.game_id = b.game_id AND a.player_id < b.player_id GROUP BY 1, 2``
   over the same rows: the least any pair count must do, kept server-side.
 
-* **whole audit** — ``audit_event`` itself, once: co-seating counted on a second connection
-  while the seats load, then point flow, shared sessions and boosting in Python, flags and
-  cases written (the run and its flags are deleted with the bench data). The bench players each
-  keep one address and device, so the sessions graph is trivial here.
+* **whole audit** — ``audit_event`` itself, once: co-seating and shared sessions counted in
+  SQL on a second connection while the seats load, then point flow and boosting in Python,
+  flags and cases written (the run and its flags are deleted with the bench data). The
+  bench players each keep one address and device, so the sessions graph is trivial here.
 
 After seeding, the tables are vacuumed and analyzed and a checkpoint taken (neither side then
 pays for hint bits, autovacuum or dirty pages); service and baseline are then run

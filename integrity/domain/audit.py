@@ -18,9 +18,10 @@ what runs.
   zero-sum, so beating stronger opponents is worth more than beating weaker ones).
 * :func:`audit` runs co-seating, point flow, shared sessions (clusters and same-table
   links) and boosting with the parameters of :class:`AuditParams`, then
-  :func:`~integrity.domain.cases.propose_cases` over all their flags. A co-seating result
-  counted elsewhere (the database audit counts pairs in SQL on PostgreSQL) may be passed in;
-  it must be the co-seating of the same tables and parameters.
+  :func:`~integrity.domain.cases.propose_cases` over all their flags. A co-seating or a
+  shared-sessions result counted elsewhere (the database audit counts both in SQL on
+  PostgreSQL) may be passed in; it must be that detector's result over the same tables or
+  sessions and parameters.
 
 Flag references (the keys of :attr:`AuditOutcome.flags`) are stable across runs of the
 same data: ``coseating:a|b``, ``pointflow:feeder>beneficiary``, ``sessions:a|b|…``,
@@ -171,9 +172,10 @@ def audit(
     params: AuditParams | None = None,
     *,
     coseating: CoseatingResult | None = None,
+    shared_sessions: SessionsResult | None = None,
 ) -> AuditOutcome:
     """Run the four detectors over one window's observations and propose cases (co-seating
-    only when no result of it is given)."""
+    and shared sessions only when no result of theirs is given)."""
     params = params or AuditParams()
     seconds: dict[str, float] = {}
 
@@ -191,9 +193,11 @@ def audit(
     pointflow = detect_pointflow(tables, q=params.q, min_shared_wins=params.min_shared_wins)
     seconds["pointflow"] = time.perf_counter() - started
 
-    started = time.perf_counter()
-    shared = detect_sessions(sessions, max_degree=params.max_degree)
-    seconds["sessions"] = time.perf_counter() - started
+    shared = shared_sessions
+    if shared is None:
+        started = time.perf_counter()
+        shared = detect_sessions(sessions, max_degree=params.max_degree)
+        seconds["sessions"] = time.perf_counter() - started
 
     started = time.perf_counter()
     residuals = residual_series(tables, skill_expectation(tables))

@@ -25,7 +25,7 @@ does not depend on the order of the sessions.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from itertools import combinations
 from typing import ClassVar, Final, Literal
@@ -41,6 +41,7 @@ __all__ = [
     "SessionCluster",
     "SessionsResult",
     "detect_sessions",
+    "sessions_from_graph",
 ]
 
 VERSION: Final = "sessions-1"
@@ -116,8 +117,6 @@ def detect_sessions(
     sessions: Iterable[SessionObs], *, max_degree: int = DEFAULT_MAX_DEGREE
 ) -> SessionsResult:
     """Cluster accounts by shared identifiers and flag same-table sharing (module docstring)."""
-    if max_degree < 1:
-        raise ValueError("max_degree must be >= 1")
     accounts: dict[IdentifierKind, defaultdict[str, set[str]]] = {
         "device": defaultdict(set),
         "ip": defaultdict(set),
@@ -134,7 +133,25 @@ def detect_sessions(
                 seen = first_account.setdefault(key, obs.player)
                 if seen != obs.player:
                     shared[key].update((seen, obs.player))
+    return sessions_from_graph(
+        accounts, ((*key, players) for key, players in shared.items()), max_degree=max_degree
+    )
 
+
+def sessions_from_graph(
+    accounts: Mapping[IdentifierKind, Mapping[str, Collection[str]]],
+    shared: Iterable[tuple[str, IdentifierKind, str, Collection[str]]],
+    *,
+    max_degree: int = DEFAULT_MAX_DEGREE,
+) -> SessionsResult:
+    """The detector over the graph itself. ``accounts`` gives, for each kind (``device``
+    and ``ip``), each identifier's distinct accounts — identifiers of one account may be
+    left out: they link nothing and are never dropped; ``shared`` every ``(game id, kind,
+    identifier, accounts)`` where two or more accounts of one game used one identifier.
+    :func:`detect_sessions` builds both from the sessions; the database audit counts them
+    in SQL."""
+    if max_degree < 1:
+        raise ValueError("max_degree must be >= 1")
     kept = {
         kind: {value for value, users in ids.items() if len(users) <= max_degree}
         for kind, ids in accounts.items()
@@ -167,9 +184,9 @@ def detect_sessions(
 
     links = {
         SameTableLink(game_id, (a, b), kind, value)
-        for (game_id, kind, value), players in shared.items()
+        for game_id, kind, value, players in shared
         if kind == "device" or value in kept["ip"]
-        for a, b in combinations(sorted(players), 2)
+        for a, b in combinations(sorted(set(players)), 2)
     }
     return SessionsResult(
         clusters=tuple(clusters),

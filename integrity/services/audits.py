@@ -5,15 +5,19 @@ flags ... flags on related players group into cases").
 
 1. the run row is created or reset (``attempts`` + 1, status ``running``) in its own short
    transaction, so a failure is recorded even though the work is rolled back;
-2. on PostgreSQL, co-seating is counted in SQL (:func:`coseating_sql`: only the candidate
-   pairs come to Python); then the window's seats are loaded with **one ordered query** —
-   non-voided singles seats, joined to their game (record id) and player (external id),
-   ordered by ``(ended_at, game, seat)``, fetched with
-   ``values_list(...).iterator(chunk_size=...)``:
-   plain tuples, no model instances — and turned into observations by
-   :func:`integrity.domain.audit.observations`;
-3. the other detectors (and co-seating elsewhere) and the case proposals run in memory
-   (:func:`integrity.domain.audit.audit`);
+2. on PostgreSQL, co-seating and shared sessions are counted in SQL
+   (:func:`coseating_sql`: only the candidate pairs come to Python; :func:`sessions_sql`:
+   only identifiers on two or more accounts). Outside a transaction this runs on a second
+   connection, in a thread, while step 3 loads the seats, so PostgreSQL and Python use a
+   core each; inside a caller's transaction (whose uncommitted rows another connection
+   would not see) it runs first, on the caller's connection;
+3. the window's seats are loaded with **one ordered query** — non-voided singles seats,
+   joined to their game (record id) and player (external id), ordered by ``(ended_at,
+   game, seat)``, streamed through a server-side cursor as plain tuples (no model
+   instances, no per-row converters) — and turned into observations by
+   :func:`integrity.domain.audit.observations`; point flow and boosting (and elsewhere
+   co-seating and shared sessions) and the case proposals then run in memory
+   (:func:`integrity.domain.audit.audit`), with the cyclic garbage collector paused;
 4. one transaction writes everything: the run is locked, **its old flags are deleted** and
    the new ones written (so re-running a key replaces its flags and never duplicates
    them), players resolved by external id, cases opened or updated, and the run marked
@@ -33,6 +37,7 @@ already decided (dismissed, sanctioned, reversed) is not reopened by statistics:
 flags are attached and ``flagged_again`` is logged once per run key.
 """
 
+import gc
 import hashlib
 import logging
 import math
@@ -41,7 +46,8 @@ import uuid
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
 from datetime import date, datetime, timedelta
 from typing import Any
 
@@ -73,7 +79,13 @@ from integrity.domain.coseating import (
 )
 from integrity.domain.data import TOUR_TZ, hour_bucket
 from integrity.domain.pointflow import FlowFlag
-from integrity.domain.sessions import SameTableLink, SessionCluster
+from integrity.domain.sessions import (
+    IdentifierKind,
+    SameTableLink,
+    SessionCluster,
+    SessionsResult,
+    sessions_from_graph,
+)
 from integrity.models import AuditRun, Case, CaseEvent, CasePlayer, Flag
 from tournaments.models import Event, Game, Seat
 
@@ -163,6 +175,16 @@ def _streamed(sql: str, params: Sequence[Any]) -> Iterator[SeatRow]:
 
 # --- co-seating counted in SQL (PostgreSQL) -------------------------------------------------
 
+#: The seats :func:`audit_rows` selects, as a condition on ``tournaments_seat s`` (``{events}``:
+#: :data:`_EVENT` or :data:`_OVERLAPPING`).
+_WINDOW_SEATS = """
+    s.ended_at >= %(start)s AND s.ended_at <= %(end)s AND NOT s.voided
+    AND s.event_id IN ({events})
+    AND NOT EXISTS (
+        SELECT 1 FROM tournaments_game d WHERE d.id = s.game_id AND d.mode <> 'singles'
+    )
+"""
+
 #: The window's games. Each game's players are sorted: the aggregate reads the seats in the
 #: subquery's (game, player) order (nothing above the subquery reorders them), which costs
 #: less than ``array_agg(p ORDER BY p)``'s sort per game.
@@ -173,11 +195,7 @@ _GAME_SQL = """
     FROM (
         SELECT s.game_id AS g, s.player_id AS p, s.ended_at AS e
         FROM tournaments_seat s
-        WHERE s.ended_at >= %(start)s AND s.ended_at <= %(end)s AND NOT s.voided
-          AND s.event_id IN ({events})
-          AND NOT EXISTS (
-              SELECT 1 FROM tournaments_game d WHERE d.id = s.game_id AND d.mode <> 'singles'
-          )
+        WHERE {window}
         ORDER BY s.game_id, s.player_id
     ) AS seats
     GROUP BY g HAVING count(*) >= 2
@@ -293,11 +311,26 @@ _PAIRS_SQL = """
 """
 
 
-#: Settings :func:`coseating_sql` changes with ``SET LOCAL``; their values are restored at
-#: its end, so a caller's enclosing transaction keeps its own.
+#: Settings :func:`coseating_sql` and :func:`sessions_sql` change with ``SET LOCAL``; their
+#: values are restored at the end (:func:`_settings_kept`).
 _SETTINGS = ("jit", "default_statistics_target", "work_mem", "enable_hashagg")
 _SAVE_SQL = "SELECT " + ", ".join(f"current_setting('{name}')" for name in _SETTINGS)
 _RESTORE_SQL = "SELECT " + ", ".join("set_config(%s, %s, true)" for _ in _SETTINGS)
+
+
+@contextmanager
+def _settings_kept() -> Iterator[None]:
+    """Inside a transaction: restore :data:`_SETTINGS` at the end, so ``SET LOCAL`` within
+    leaves a caller's enclosing transaction its own values (on an error the rollback
+    undoes them)."""
+    with connection.cursor() as cursor:
+        cursor.execute(_SAVE_SQL)
+        saved = cursor.fetchone()
+    yield
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _RESTORE_SQL, [item for pair in zip(_SETTINGS, saved, strict=True) for item in pair]
+        )
 
 
 def _work_tables() -> dict[str, str]:
@@ -357,10 +390,8 @@ def coseating_sql(
         "min_common_hours": params.min_common_hours,
     }
     tables = _work_tables()
-    with transaction.atomic():
+    with transaction.atomic(), _settings_kept():
         with connection.cursor() as cursor:
-            cursor.execute(_SAVE_SQL)
-            saved = cursor.fetchone()
             # JIT compiling these few large statements costs more than it saves.
             cursor.execute("SET LOCAL jit = off")
             # The work tables' statistics only steer join and aggregate choices: a small
@@ -368,7 +399,8 @@ def coseating_sql(
             cursor.execute("SET LOCAL default_statistics_target = 10")
             cursor.execute(f"SET LOCAL work_mem = '{_WORK_MEMORY}'")
             events = _EVENT if event is not None else _OVERLAPPING
-            cursor.execute(_GAME_SQL.format(events=events, **tables), values)
+            window = _WINDOW_SEATS.format(events=events)
+            cursor.execute(_GAME_SQL.format(window=window, **tables), values)
             for statement in _COUNT_SQL:
                 cursor.execute(statement.format(**tables), values)
             cursor.execute(_HIGHEST_SQL.format(**tables))
@@ -406,10 +438,84 @@ def coseating_sql(
             )
         with connection.cursor() as cursor:
             cursor.execute(f"DROP TABLE {', '.join(tables.values())}")
-            cursor.execute(
-                _RESTORE_SQL, [item for pair in zip(_SETTINGS, saved, strict=True) for item in pair]
-            )
     return result
+
+
+# --- shared sessions counted in SQL (PostgreSQL) -------------------------------------------
+
+#: Each identifier used by two or more accounts in the window's seats (as :func:`audit_rows`
+#: selects them), with those accounts; an address as PostgreSQL prints it (``host``), the
+#: text the seat rows carry. Distinct (identifier, account) pairs first: a hash aggregate
+#: over the seats into about as many rows as accounts.
+_IDENTIFIERS_SQL = """
+    SELECT d.kind, d.v, ARRAY(SELECT x.external_id FROM accounts_player x WHERE x.id = ANY(d.ps))
+    FROM (
+        SELECT 'device' AS kind, v, array_agg(p) AS ps
+        FROM (
+            SELECT DISTINCT s.device AS v, s.player_id AS p FROM tournaments_seat s
+            WHERE {window} AND s.device <> ''
+        ) AS seen
+        GROUP BY v HAVING count(*) >= 2
+        UNION ALL
+        SELECT 'ip', host(v), array_agg(p)
+        FROM (
+            SELECT DISTINCT s.ip AS v, s.player_id AS p FROM tournaments_seat s
+            WHERE {window} AND s.ip IS NOT NULL
+        ) AS seen
+        GROUP BY v HAVING count(*) >= 2
+    ) AS d
+"""
+
+#: Each (game, identifier) used by two or more accounts of that game, with those accounts:
+#: only the identifiers of :data:`_IDENTIFIERS_SQL` (``devices``, ``ips``) can be.
+_SHARED_SQL = """
+    SELECT g.record_id, d.kind, d.v,
+           ARRAY(SELECT x.external_id FROM accounts_player x WHERE x.id = ANY(d.ps))
+    FROM (
+        SELECT s.game_id AS g, 'device' AS kind, s.device AS v, array_agg(s.player_id) AS ps
+        FROM tournaments_seat s WHERE {window} AND s.device = ANY(%(devices)s::text[])
+        GROUP BY s.game_id, s.device HAVING min(s.player_id) <> max(s.player_id)
+        UNION ALL
+        SELECT s.game_id, 'ip', host(s.ip), array_agg(s.player_id)
+        FROM tournaments_seat s WHERE {window} AND s.ip = ANY(%(ips)s::inet[])
+        GROUP BY s.game_id, s.ip HAVING min(s.player_id) <> max(s.player_id)
+    ) AS d
+    JOIN tournaments_game g ON g.id = d.g
+"""
+
+#: Memory for the distinct (identifier, account) pairs: in memory up to ~1M pairs.
+_SESSIONS_MEMORY = "64MB"
+
+
+def sessions_sql(
+    *,
+    window_start: datetime,
+    window_end: datetime,
+    event: Event | None = None,
+    params: AuditParams | None = None,
+) -> SessionsResult:
+    """Shared sessions over the window's seats (as :func:`audit_rows` selects them): the
+    account-identifier graph and the same-game sharing are grouped by PostgreSQL, so only
+    identifiers on two or more accounts come to Python, for
+    :func:`~integrity.domain.sessions.sessions_from_graph`. The result equals
+    :func:`~integrity.domain.sessions.detect_sessions` over the same window's sessions."""
+    params = params or AuditParams()
+    values: dict[str, Any] = {
+        "event": event.pk if event is not None else None,
+        "start": window_start,
+        "end": window_end,
+    }
+    window = _WINDOW_SEATS.format(events=_EVENT if event is not None else _OVERLAPPING)
+    accounts: dict[IdentifierKind, dict[str, list[str]]] = {"device": {}, "ip": {}}
+    with transaction.atomic(), _settings_kept(), connection.cursor() as cursor:
+        cursor.execute(f"SET LOCAL work_mem = '{_SESSIONS_MEMORY}'")
+        cursor.execute(_IDENTIFIERS_SQL.format(window=window), values)
+        for kind, value, players in cursor.fetchall():
+            accounts[kind][value] = players
+        values["devices"], values["ips"] = list(accounts["device"]), list(accounts["ip"])
+        cursor.execute(_SHARED_SQL.format(window=window), values)
+        shared = cursor.fetchall()
+    return sessions_from_graph(accounts, shared, max_degree=params.max_degree)
 
 
 # --- writing -------------------------------------------------------------------------------
@@ -703,15 +809,46 @@ def _start(
         return run
 
 
-def _coseating_alongside(
-    window: Mapping[str, Any], params: AuditParams
-) -> tuple[CoseatingResult, float]:
-    """:func:`coseating_sql` on this thread's own connection (closed at the end), with its
-    seconds: run by :func:`audit_run` while the seats load, so PostgreSQL counts the pairs
-    on one core while Python reads the seats on the other."""
-    started = time.perf_counter()
+@contextmanager
+def _without_cyclic_gc() -> Iterator[None]:
+    """Pause the cyclic garbage collector: the audit holds millions of small acyclic objects
+    (seats, tables, counts), and the collector's passes over them free nothing but cost
+    ~20 % of the in-memory audit at 250,000 games (measured). Reference counting still frees
+    everything as usual."""
+    enabled = gc.isenabled()
+    gc.disable()
     try:
-        return coseating_sql(**window, params=params), time.perf_counter() - started
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+@dataclass(frozen=True)
+class _Counted:
+    """The detectors PostgreSQL counts, with their seconds."""
+
+    coseating: CoseatingResult
+    sessions: SessionsResult
+    seconds: dict[str, float]
+
+
+def _count_in_sql(window: Mapping[str, Any], params: AuditParams) -> _Counted:
+    """Co-seating (:func:`coseating_sql`) and shared sessions (:func:`sessions_sql`)."""
+    started = time.perf_counter()
+    coseating = coseating_sql(**window, params=params)
+    counted = time.perf_counter()
+    sessions = sessions_sql(**window, params=params)
+    seconds = {"coseating": counted - started, "sessions": time.perf_counter() - counted}
+    return _Counted(coseating, sessions, seconds)
+
+
+def _count_alongside(window: Mapping[str, Any], params: AuditParams) -> _Counted:
+    """:func:`_count_in_sql` on this thread's own connection, closed at the end: run by
+    :func:`audit_run` while the seats load, so PostgreSQL counts on one core while Python
+    reads the seats on the other."""
+    try:
+        return _count_in_sql(window, params)
     finally:
         connection.close()
 
@@ -748,25 +885,28 @@ def audit_run(
     }
     postgres = connection.vendor == "postgresql"
     # Another connection would not see a caller's uncommitted rows: inside a transaction
-    # the pairs are counted first, on this connection.
+    # PostgreSQL counts first, on this connection.
     alongside = postgres and not connection.in_atomic_block
     try:
-        coseating = None
-        if postgres and not alongside:
-            coseating = coseating_sql(**window, params=detector_params)
-            seconds["coseating"] = time.perf_counter() - started
-        with ThreadPoolExecutor(max_workers=1) as pool:
-            counting = (
-                pool.submit(_coseating_alongside, window, detector_params) if alongside else None
-            )
+        counted = _count_in_sql(window, detector_params) if postgres and not alongside else None
+        with _without_cyclic_gc(), ThreadPoolExecutor(max_workers=1) as pool:
+            counting = pool.submit(_count_alongside, window, detector_params) if alongside else None
             loading = time.perf_counter()
             tables, sessions = observations(audit_rows(**window))
             seconds["load"] = time.perf_counter() - loading
             if counting is not None:
-                coseating, seconds["coseating"] = counting.result()
-        outcome = audit(tables, sessions, detector_params, coseating=coseating)
+                counted = counting.result()
+            outcome = audit(
+                tables,
+                sessions,
+                detector_params,
+                coseating=counted.coseating if counted else None,
+                shared_sessions=counted.sessions if counted else None,
+            )
+            del tables, sessions
+        if counted is not None:
+            seconds.update(counted.seconds)
         seconds.update(outcome.seconds)
-        del tables, sessions
         writing = time.perf_counter()
         with transaction.atomic():
             run = AuditRun.objects.select_for_update().get(pk=run.pk)

@@ -10,9 +10,16 @@ from django.db import connection, transaction
 
 from integrity.domain.audit import AuditParams, observations
 from integrity.domain.coseating import detect_coseating
+from integrity.domain.sessions import detect_sessions
 from integrity.models import Flag
 from integrity.services import audits
-from integrity.services.audits import audit_event, audit_rows, coseating_sql, day_window
+from integrity.services.audits import (
+    audit_event,
+    audit_rows,
+    coseating_sql,
+    day_window,
+    sessions_sql,
+)
 from integrity.simulation import Season
 from tournaments.models import Event, Seat
 
@@ -114,7 +121,10 @@ def test_a_failed_count_leaves_no_work_tables(
     assert _work_tables() == []
 
 
-def test_the_counting_settings_do_not_outlive_the_call(simulated: tuple[Season, Event]) -> None:
+@pytest.mark.parametrize("count", [coseating_sql, sessions_sql])
+def test_the_counting_settings_do_not_outlive_the_call(
+    simulated: tuple[Season, Event], count: Any
+) -> None:
     _, event = simulated
     names = ("jit", "default_statistics_target", "work_mem", "enable_hashagg")
     query = "SELECT " + ", ".join(f"current_setting('{name}')" for name in names)
@@ -124,7 +134,7 @@ def test_the_counting_settings_do_not_outlive_the_call(simulated: tuple[Season, 
         cursor.execute(query)
         before = cursor.fetchone()
 
-        coseating_sql(window_start=event.starts_at, window_end=event.ends_at, event=event)
+        count(window_start=event.starts_at, window_end=event.ends_at, event=event)
 
         cursor.execute(query)
         assert cursor.fetchone() == before
@@ -168,24 +178,58 @@ def test_the_database_audit_writes_the_python_counted_coseating_flags(
     assert "coseating" in run.stats["seconds"]
 
 
+@pytest.mark.parametrize("max_degree", [8, 2])
+def test_sql_sessions_equal_python_sessions_on_a_simulated_week(
+    simulated: tuple[Season, Event], max_degree: int
+) -> None:
+    _, event = simulated
+    window = {"window_start": event.starts_at, "window_end": event.ends_at}
+    _, sessions = observations(audit_rows(**window, event=event))
+    python = detect_sessions(sessions, max_degree=max_degree)
+
+    sql = sessions_sql(**window, event=event, params=AuditParams(max_degree=max_degree))
+
+    assert sql == python
+    assert sql.clusters
+    assert sql.links
+    assert sql.dropped_ips or sql.dropped_devices
+
+
+def test_window_sessions_without_voided_seats_equal_python_sessions(
+    simulated: tuple[Season, Event],
+) -> None:
+    season, event = simulated
+    [farm] = season.labels.farms
+    Seat.objects.filter(player__external_id=farm[0], event=event).update(voided=True)
+    start, end = day_window(date(2021, 1, 4), date(2021, 1, 7))
+    _, sessions = observations(audit_rows(window_start=start, window_end=end))
+    python = detect_sessions(sessions)
+
+    sql = sessions_sql(window_start=start, window_end=end)
+
+    assert sql == python
+    assert all(farm[0] not in cluster.players for cluster in sql.clusters)
+    assert sql.links
+
+
 def _flag_rows(run_pk: int) -> list[tuple[str, tuple[str, ...], float | None, float | None]]:
     rows = Flag.objects.filter(run_id=run_pk).order_by("detector", "player_keys", "p_value")
     return [(r.detector, tuple(r.player_keys), r.p_value, r.q_value) for r in rows]
 
 
 @pytest.mark.django_db(transaction=True)
-def test_outside_a_transaction_the_pairs_are_counted_on_another_connection_during_the_load(
+def test_outside_a_transaction_sql_counts_on_another_connection_during_the_load(
     simulated: tuple[Season, Event], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _, event = simulated
     threads: list[int] = []
-    count = audits._coseating_alongside
+    count = audits._count_alongside
 
     def spy(*args: Any) -> Any:
         threads.append(threading.get_ident())
         return count(*args)
 
-    monkeypatch.setattr("integrity.services.audits._coseating_alongside", spy)
+    monkeypatch.setattr("integrity.services.audits._count_alongside", spy)
     with transaction.atomic():
         inside = audit_event(event=event)
         counted_inside = _flag_rows(inside.pk)
@@ -197,7 +241,7 @@ def test_outside_a_transaction_the_pairs_are_counted_on_another_connection_durin
     assert threads[0] != threading.get_ident()
     assert outside.pk == inside.pk
     assert _flag_rows(outside.pk) == counted_inside
-    assert {detector for detector, *_ in counted_inside} >= {"coseating", "pointflow"}
+    assert {detector for detector, *_ in counted_inside} >= {"coseating", "pointflow", "sessions"}
     assert (outside.stats["pairs_tested"], outside.stats["family_size"]) == (
         inside.stats["pairs_tested"],
         inside.stats["family_size"],
