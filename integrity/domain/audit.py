@@ -33,6 +33,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from integrity.domain.boosting import BoostFlag, BoostingResult, detect_boosting, residual_series
 from integrity.domain.cases import Flag, Triage, propose_cases
@@ -143,11 +144,15 @@ def skill_expectation(tables: Iterable[TableObs]) -> Callable[[TableObs, int], f
             totals[player] = totals.get(player, 0) + score
             counts[player] = counts.get(player, 0) + 1
     skill = {player: totals[player] / counts[player] for player in totals}
+    # The skills at the last table asked about: residuals ask seat by seat, table by table.
+    last: list[Any] = [None, []]
 
     def expected(table: TableObs, seat: int) -> float:
-        own = skill[table.players[seat]]
-        others = [skill[p] for i, p in enumerate(table.players) if i != seat]
-        return own - sum(others) / len(others)
+        if last[0] is not table:
+            last[0], last[1] = table, [skill[p] for p in table.players]
+        skills: list[float] = last[1]
+        others = skills[:seat] + skills[seat + 1 :]
+        return skills[seat] - sum(others) / len(others)
 
     return expected
 

@@ -287,14 +287,22 @@ def detect_boosting(
     """Flag performance shifts that coincide with session changes (module docstring)."""
     if not 0 < q < 1 or min_segment < 1 or window < 1:
         raise ValueError("need 0 < q < 1, min_segment >= 1 and window >= 1")
-    seen: dict[tuple[str, str], SessionObs] = {(obs.game_id, obs.player): obs for obs in sessions}
+    # The sessions of the players long enough to test, by player, then game.
+    seen: dict[str, dict[str, SessionObs]] = {
+        player: {} for player, series in residuals.items() if len(series) >= 2 * min_segment
+    }
+    for session in sessions:
+        games = seen.get(session.player)
+        if games is not None:
+            games[session.game_id] = session
     tested: list[tuple[str, _Scan, float]] = []
     for player in sorted(residuals):
         series = residuals[player]
         n = len(series)
         if n < 2 * min_segment:
             continue
-        obs = [seen.get((game_id, player)) for game_id, _ in series]
+        games = seen[player]
+        obs = [games.get(game_id) for game_id, _ in series]
         devices = [o.device if o else "" for o in obs]
         ranges = [_ip_range(o.ip) if o and o.ip else "" for o in obs]
         hours = [o.hour if o else None for o in obs]
@@ -317,13 +325,13 @@ def detect_boosting(
         before = math.fsum(values[: scan.split]) / scan.split
         after = math.fsum(values[scan.split :]) / (len(values) - scan.split)
         game_id = residuals[player][scan.split][0]
-        session = seen.get((game_id, player))
+        change = seen[player].get(game_id)
         flag = BoostFlag(
             player=player,
             games=len(values),
             change_index=scan.split,
             change_game=game_id,
-            change_hour=session.hour if session else None,
+            change_hour=change.hour if change else None,
             kinds=scan.kinds,
             before_mean=before,
             after_mean=after,
