@@ -45,7 +45,6 @@ write themselves (the expiry sweep's lapses, a revocation) go through
 :func:`titles_webhooks_emit`.
 """
 
-import gc
 import hashlib
 import json
 from collections import defaultdict
@@ -65,6 +64,7 @@ from django.utils import timezone
 from psycopg.types.json import set_json_dumps
 
 from accounts.models import Player, User
+from core import collector
 from titles.domain.codes import term_code
 from titles.domain.dates import tour_day
 from titles.domain.replay import LAPSED, Term, TitleHistory, replay
@@ -231,7 +231,7 @@ def titles_recompute_all(
     )
     kinds = webhook_kinds()
     replayed = 0
-    with _gc_paused():
+    with collector.paused():
         for read in reads:
             plan = _plan(read, today)
             with transaction.atomic():
@@ -290,7 +290,7 @@ def _materialise(
     by_id = by.pk if by is not None else None
     materialised = 0
     with (
-        _gc_paused(),
+        collector.paused(),
         _cursor() as cursor,
         ThreadPoolExecutor(max_workers=1, thread_name_prefix="titles-replay") as worker,
     ):
@@ -416,19 +416,6 @@ def _drop_secondary(cursor: Any, tables: list[str]) -> list[str]:
         cursor.execute(f"SET CONSTRAINTS {deferred} IMMEDIATE")
         recreate.append(f"SET CONSTRAINTS {deferred} DEFERRED")
     return recreate
-
-
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    """The replay allocates millions of small acyclic objects: pause the cyclic garbage
-    collector meanwhile (it would otherwise rescan them again and again)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 # --- reading and replaying -----------------------------------------------------------------

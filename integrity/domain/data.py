@@ -1,7 +1,7 @@
 """The observations the integrity detectors read (SPEC §7: per game, the players and seats,
 each player's account session — IP address, device fingerprint — and timestamps).
 
-Plain, frozen records, so the detectors stay pure and are tested with stand-in data:
+Plain, immutable records, so the detectors stay pure and are tested with stand-in data:
 
 * :class:`TableObs` — one game: its id, its hour bucket, the players in seat order, each
   seat's hand points at the end, each seat's game score, and the winning seats.
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Final
+from typing import Final, NamedTuple
 from zoneinfo import ZoneInfo
 
 __all__ = ["TOUR_TZ", "SessionObs", "TableObs", "hour_bucket"]
@@ -55,9 +55,9 @@ class TableObs:
             raise ValueError(f"{self.game_id}: bad winner seats {self.winners}")
 
 
-@dataclass(frozen=True, slots=True)
-class SessionObs:
-    """One seat's account session in one game."""
+class SessionObs(NamedTuple):
+    """One seat's account session in one game (a named tuple: an audit makes one per seat,
+    and a tuple is built several times faster than a frozen dataclass)."""
 
     game_id: str
     player: str

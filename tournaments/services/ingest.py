@@ -37,12 +37,10 @@ Decisions:
   arrival is normal), and a suspension reversed on appeal stops refusing at once.
 """
 
-import gc
 import json
 import logging
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from typing import Any, cast
@@ -52,6 +50,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 from accounts.models import Player, PlayerChange, User
+from core import collector
 from tournaments.models import Event, Game, Seat
 from tournaments.services import game_copy
 from tournaments.services.ingest_validation import (
@@ -606,25 +605,6 @@ def _prepared(lines: Sequence[tuple[int, str | bytes]]) -> tuple[_Batch, list[_H
     return batch, _heads(batch.records, batch.numbers, out), out
 
 
-@contextmanager
-def _no_cycle_collection() -> Iterator[None]:
-    """Pause the cyclic garbage collector during an import, then collect once.
-
-    A batch holds hundreds of thousands of live objects (decoded JSON, checked games); with
-    the collector on, every few thousand allocations it walks them all again, which took a
-    third of the import's time. Decoded JSON holds no reference cycles and reference
-    counting frees it batch by batch; what little cyclic garbage the ORM leaves is
-    collected at the end."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-            gc.collect()
-
-
 def _rejects(batch: _Batch, report: IngestReport) -> list[dict[str, Any]]:
     rows = (
         batch.unreadable
@@ -679,7 +659,7 @@ def games_import(
             on_batch(summary)
 
     with (
-        _no_cycle_collection(),
+        collector.paused(collect_after=True),
         ThreadPoolExecutor(max_workers=1, thread_name_prefix="ingest-validate") as worker,
     ):
         batches = _line_batches(lines, batch_size, summary)
