@@ -97,7 +97,8 @@ class AuditOutcome:
 
 
 def observations(rows: Iterable[SeatRow]) -> tuple[list[TableObs], list[SessionObs]]:
-    """Group seat rows (game order, seat order within a game) into tables and sessions."""
+    """Group seat rows (game order, seat order within a game) into tables (games of two or
+    more seats, as the SQL count has them) and sessions (every seat)."""
     tables: list[TableObs] = []
     sessions: list[SessionObs] = []
     game: str | None = None
@@ -107,7 +108,9 @@ def observations(rows: Iterable[SeatRow]) -> tuple[list[TableObs], list[SessionO
     scores: list[int] = []
 
     def close() -> None:
-        if game is None:
+        # A game with one seat left in the window (the others voided) is no table: nothing
+        # to share, feed or expect; its session still counts.
+        if game is None or len(players) < 2:
             return
         best = max(scores)
         tables.append(

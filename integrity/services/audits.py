@@ -43,9 +43,9 @@ import math
 import time
 import uuid
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Generator, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from dataclasses import asdict, dataclass
 from datetime import date, datetime, timedelta
 from typing import Any
@@ -133,7 +133,7 @@ def case_key(players: Sequence[str]) -> str:
 
 def audit_rows(
     *, window_start: datetime, window_end: datetime, event: Event | None = None
-) -> Iterator[SeatRow]:
+) -> Generator[SeatRow, None, None]:
     """The window's non-voided singles seats as seat rows, in (ended_at, game, seat) order.
 
     An event audit reads that event's seats; a window audit the seats of the events whose
@@ -165,7 +165,7 @@ def audit_rows(
     )
 
 
-def _streamed(sql: str, params: Sequence[Any]) -> Iterator[SeatRow]:
+def _streamed(sql: str, params: Sequence[Any]) -> Generator[SeatRow, None, None]:
     """The rows of a query through a server-side cursor, as the driver returns them (the
     seat columns need none of the ORM's per-row converters)."""
     with connection.chunked_cursor() as cursor:
@@ -877,7 +877,10 @@ def audit_run(
         with collector.paused(), ThreadPoolExecutor(max_workers=1) as pool:
             counting = pool.submit(_count_alongside, window, detector_params) if alongside else None
             loading = time.perf_counter()
-            tables, sessions = observations(audit_rows(**window))
+            # Closed here even if reading stops early: a cursor left to the garbage collector
+            # would be closed later, in whatever transaction the connection is then in.
+            with closing(audit_rows(**window)) as seat_rows:
+                tables, sessions = observations(seat_rows)
             seconds["load"] = time.perf_counter() - loading
             if counting is not None:
                 counted = counting.result()

@@ -247,3 +247,22 @@ def test_outside_a_transaction_sql_counts_on_another_connection_during_the_load(
         inside.stats["family_size"],
     )
     assert _work_tables() == []
+
+
+def test_an_audit_that_stops_reading_closes_its_seat_cursor_at_once(
+    simulated: tuple[Season, Event], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, event = simulated
+
+    def fail(rows: Any) -> Any:
+        next(iter(rows))
+        raise RuntimeError("stop while reading")
+
+    monkeypatch.setattr("integrity.services.audits.observations", fail)
+
+    with pytest.raises(RuntimeError, match="stop while reading"):
+        audit_event(event=event)
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM pg_cursors")
+        assert cursor.fetchone() == (0,)

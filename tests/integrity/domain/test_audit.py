@@ -18,6 +18,19 @@ from integrity.domain.sessions import SameTableLink
 from .sim import honest_tables, seat_together
 
 
+def test_a_game_with_one_seat_left_is_no_table_but_its_session_counts() -> None:
+    rows = [
+        ("g1", 450_000, "a", 0, 30, "203.0.113.1", "d-1"),
+        ("g1", 450_000, "b", 30, -30, "203.0.113.2", "d-2"),
+        ("g2", 450_001, "c", 7, 0, "203.0.113.3", "d-3"),
+    ]
+
+    tables, sessions = observations(rows)
+
+    assert [table.game_id for table in tables] == ["g1"]
+    assert [(s.game_id, s.player) for s in sessions] == [("g1", "a"), ("g1", "b"), ("g2", "c")]
+
+
 def test_rows_become_tables_and_sessions() -> None:
     rows = [
         ("g1", 450_000, "a", 0, 92, "203.0.113.1", "d-1"),
