@@ -1,5 +1,8 @@
-"""Co-seating counted in SQL (PostgreSQL) equals co-seating counted in Python on the same
-window: the same flags (p, q, expected, games, hours), family size and tested pairs."""
+"""Co-seating and shared sessions counted in SQL (PostgreSQL) equal the same detectors in
+Python on the same window (co-seating: the same flags — p, q, expected, games, hours —
+family size and tested pairs); outside a transaction the audit counts them on a second
+connection while it reads the seats, and it closes its seat cursor as soon as it stops
+reading."""
 
 import threading
 from datetime import date
