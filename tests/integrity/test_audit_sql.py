@@ -5,7 +5,7 @@ connection while it reads the seats, and it closes its seat cursor as soon as it
 reading."""
 
 import threading
-from datetime import date
+from datetime import date, datetime
 from typing import Any
 
 import pytest
@@ -89,14 +89,19 @@ def test_pairs_are_counted_on_two_columns_when_player_ids_are_too_large_to_pack(
     assert unpacked.flags
 
 
+def _voided_farm_account(simulated: tuple[Season, Event]) -> tuple[str, datetime, datetime]:
+    """One farm account's seats voided (a sanction: its tables lose a seat on both paths),
+    and a window of the week's first four days."""
+    season, event = simulated
+    [farm] = season.labels.farms
+    Seat.objects.filter(player__external_id=farm[0], event=event).update(voided=True)
+    return farm[0], *day_window(date(2021, 1, 4), date(2021, 1, 7))
+
+
 def test_window_audit_and_voided_seats_count_as_in_python(
     simulated: tuple[Season, Event],
 ) -> None:
-    season, event = simulated
-    [farm] = season.labels.farms
-    # One farm account's seats voided (a sanction): its tables lose a seat on both paths.
-    Seat.objects.filter(player__external_id=farm[0], event=event).update(voided=True)
-    start, end = day_window(date(2021, 1, 4), date(2021, 1, 7))
+    voided, start, end = _voided_farm_account(simulated)
     tables, _ = observations(audit_rows(window_start=start, window_end=end))
     params = AuditParams(q=0.5, min_games=5)
     python = detect_coseating(tables, q=0.5, min_games=5)
@@ -105,7 +110,7 @@ def test_window_audit_and_voided_seats_count_as_in_python(
 
     assert sql == python
     assert sql.tested > 0
-    assert all(farm[0] not in flag.players for flag in sql.flags)
+    assert all(voided not in flag.players for flag in sql.flags)
 
 
 def test_a_failed_count_leaves_no_work_tables(
@@ -201,17 +206,14 @@ def test_sql_sessions_equal_python_sessions_on_a_simulated_week(
 def test_window_sessions_without_voided_seats_equal_python_sessions(
     simulated: tuple[Season, Event],
 ) -> None:
-    season, event = simulated
-    [farm] = season.labels.farms
-    Seat.objects.filter(player__external_id=farm[0], event=event).update(voided=True)
-    start, end = day_window(date(2021, 1, 4), date(2021, 1, 7))
+    voided, start, end = _voided_farm_account(simulated)
     _, sessions = observations(audit_rows(window_start=start, window_end=end))
     python = detect_sessions(sessions)
 
     sql = sessions_sql(window_start=start, window_end=end)
 
     assert sql == python
-    assert all(farm[0] not in cluster.players for cluster in sql.clusters)
+    assert all(voided not in cluster.players for cluster in sql.clusters)
     assert sql.links
 
 
