@@ -205,6 +205,19 @@ _OVERLAPPING = (
     "SELECT id FROM tournaments_event WHERE starts_at <= %(end)s AND ends_at >= %(start)s"
 )
 
+
+def _window_sql(
+    window_start: datetime, window_end: datetime, event: Event | None
+) -> tuple[str, dict[str, Any]]:
+    """:data:`_WINDOW_SEATS` for an event audit or a window audit, and its values."""
+    values = {
+        "event": event.pk if event is not None else None,
+        "start": window_start,
+        "end": window_end,
+    }
+    return _WINDOW_SEATS.format(events=_EVENT if event is not None else _OVERLAPPING), values
+
+
 #: Memory for the sorts of the seats by game and of the pairs (six per four-seat game): in
 #: memory up to ~1M games. The (player, hour) rows get ``_HOUR_MEMORY``: with more,
 #: PostgreSQL plans one full sort instead of the incremental one, which measured slower.
@@ -381,14 +394,10 @@ def coseating_sql(
     :func:`~integrity.domain.coseating.coseating_from_counts`. The result equals
     :func:`~integrity.domain.coseating.detect_coseating` over the same window's tables."""
     params = params or AuditParams()
-    values = {
-        "tz": TOUR_TZ.key,
-        "event": event.pk if event is not None else None,
-        "start": window_start,
-        "end": window_end,
-        "min_games": params.min_games,
-        "min_common_hours": params.min_common_hours,
-    }
+    window, values = _window_sql(window_start, window_end, event)
+    values.update(
+        tz=TOUR_TZ.key, min_games=params.min_games, min_common_hours=params.min_common_hours
+    )
     tables = _work_tables()
     with transaction.atomic(), _settings_kept():
         with connection.cursor() as cursor:
@@ -398,8 +407,6 @@ def coseating_sql(
             # sample is enough and ANALYZE then costs a few milliseconds.
             cursor.execute("SET LOCAL default_statistics_target = 10")
             cursor.execute(f"SET LOCAL work_mem = '{_WORK_MEMORY}'")
-            events = _EVENT if event is not None else _OVERLAPPING
-            window = _WINDOW_SEATS.format(events=events)
             cursor.execute(_GAME_SQL.format(window=window, **tables), values)
             for statement in _COUNT_SQL:
                 cursor.execute(statement.format(**tables), values)
@@ -500,12 +507,7 @@ def sessions_sql(
     :func:`~integrity.domain.sessions.sessions_from_graph`. The result equals
     :func:`~integrity.domain.sessions.detect_sessions` over the same window's sessions."""
     params = params or AuditParams()
-    values: dict[str, Any] = {
-        "event": event.pk if event is not None else None,
-        "start": window_start,
-        "end": window_end,
-    }
-    window = _WINDOW_SEATS.format(events=_EVENT if event is not None else _OVERLAPPING)
+    window, values = _window_sql(window_start, window_end, event)
     accounts: dict[IdentifierKind, dict[str, list[str]]] = {"device": {}, "ip": {}}
     with transaction.atomic(), _settings_kept(), connection.cursor() as cursor:
         cursor.execute(f"SET LOCAL work_mem = '{_SESSIONS_MEMORY}'")
