@@ -50,8 +50,8 @@ from __future__ import annotations
 import datetime
 from bisect import bisect_right
 from collections.abc import Iterable
-from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
+from operator import countOf, itemgetter
 from typing import NamedTuple
 
 from titles.domain.dates import add_years
@@ -136,13 +136,14 @@ class Qualification(_QualificationFields):
         return tuple.__new__(cls, (source, on, confers, requires_valid_master))
 
 
-@dataclass(frozen=True, slots=True)
-class Term:
+class Term(NamedTuple):
     """An unbroken Master term: valid from ``start`` through ``valid_until`` inclusive.
 
     ``sources`` are the qualifications that make it up, in processing order; the first one
     granted the term, each further one extended it by a year:
     ``valid_until == add_years(start, count)``.
+
+    A named tuple, like :class:`Change`: a full recompute builds hundreds of thousands.
     """
 
     start: datetime.date
@@ -150,7 +151,7 @@ class Term:
     sources: tuple[str, ...]
 
     @property
-    def count(self) -> int:
+    def count(self) -> int:  # type: ignore[override]  # shadows tuple.count on purpose
         """How many qualifications the term holds (``k``)."""
         return len(self.sources)
 
@@ -195,13 +196,12 @@ class Change(NamedTuple):
         return f"{on}: {self.source} ignored: {self.reason}"
 
 
-@dataclass(frozen=True, slots=True)
-class TitleHistory:
+class TitleHistory(NamedTuple):
     """The national title history of one player, as replayed from their qualifications.
 
     ``qualifications`` are the counted ones in processing order; ``dropped`` the repeated
     sources that were not counted. ``terms`` are the Master terms in date order (they never
-    overlap); ``changes`` is the ordered explanation log.
+    overlap); ``changes`` is the ordered explanation log. A named tuple: one per player.
     """
 
     qualifications: tuple[Qualification, ...]
@@ -279,9 +279,26 @@ def _lapse(term: Term) -> Change:
     return Change(LAPSED, term.valid_until + _ONE_DAY, term.sources[-1], term.valid_until)
 
 
+#: Processing order when every qualification confers Master: by date, then by source.
+_by_day_and_source = itemgetter(1, 0)
+_source_of = itemgetter(0)
+_confers_of = itemgetter(2)
+#: A :class:`Change` built without the named tuple's argument handling (all five fields).
+_change = partial(tuple.__new__, Change)
+
+
 def _processing_order(q: Qualification) -> tuple[datetime.date, bool, str]:
     # By date; on one day Master (False) before Lifetime (True); then by source.
     return (q.on, q.confers != MASTER, q.source)
+
+
+def _ordered(qualifications: Iterable[Qualification]) -> list[Qualification]:
+    """The qualifications in processing order (module docstring). When all confer Master
+    (nearly every player) the order is by (date, source): a sort without a Python key."""
+    ordered = sorted(qualifications, key=_by_day_and_source)
+    if countOf(map(_confers_of, ordered), MASTER) != len(ordered):
+        ordered.sort(key=_processing_order)
+    return ordered
 
 
 def replay(
@@ -293,16 +310,16 @@ def replay(
     order and the handling of repeated sources). With ``lifetime_requires_master=False``
     a Lifetime-conferring qualification confers Lifetime even without a valid Master.
     """
-    ordered = sorted(qualifications, key=_processing_order)
-    counted: list[Qualification] = []
+    counted = _ordered(qualifications)
     dropped: list[Qualification] = []
-    seen: set[str] = set()
-    for q in ordered:
-        if q.source in seen:
-            dropped.append(q)
-        else:
-            seen.add(q.source)
-            counted.append(q)
+    if len(set(map(_source_of, counted))) != len(counted):
+        ordered, counted, seen = counted, [], set()
+        for q in ordered:
+            if q.source in seen:
+                dropped.append(q)
+            else:
+                seen.add(q.source)
+                counted.append(q)
 
     terms: list[Term] = []
     changes: list[Change] = []
@@ -315,31 +332,30 @@ def replay(
     lifetime_since: datetime.date | None = None
     lifetime_source: str | None = None
 
-    for q in counted:
-        on = q.on
-        if q.confers == MASTER:
+    for source, on, confers, requires_valid_master in counted:
+        if confers == MASTER:
             if until is not None and start is not None and on <= until:
                 count += 1
                 until = _valid_until(start, count)
-                sources.append(q.source)
-                append_change(Change(EXTENDED, on, q.source, until))
+                sources.append(source)
+                append_change(_change((EXTENDED, on, source, until, "")))
             else:
                 if start is not None and until is not None:
                     terms.append(Term(start, until, tuple(sources)))
-                    append_change(Change(LAPSED, until + _ONE_DAY, sources[-1], until))
-                start, count, until, sources = on, 1, _valid_until(on, 1), [q.source]
-                append_change(Change(GRANTED, on, q.source, until))
+                    append_change(_change((LAPSED, until + _ONE_DAY, sources[-1], until, "")))
+                start, count, until, sources = on, 1, _valid_until(on, 1), [source]
+                append_change(_change((GRANTED, on, source, until, "")))
         elif lifetime_since is not None:
-            append_change(Change(IGNORED, on, q.source, None, REASON_ALREADY_LIFETIME))
+            append_change(_change((IGNORED, on, source, None, REASON_ALREADY_LIFETIME)))
         elif (
             not lifetime_requires_master
-            or not q.requires_valid_master
+            or not requires_valid_master
             or (until is not None and on <= until)
         ):
-            lifetime_since, lifetime_source = on, q.source
-            append_change(Change(LIFETIME_CONFERRED, on, q.source))
+            lifetime_since, lifetime_source = on, source
+            append_change(_change((LIFETIME_CONFERRED, on, source, None, "")))
         else:
-            append_change(Change(IGNORED, on, q.source, None, REASON_NO_VALID_MASTER))
+            append_change(_change((IGNORED, on, source, None, REASON_NO_VALID_MASTER)))
 
     if start is not None and until is not None:
         terms.append(Term(start, until, tuple(sources)))
