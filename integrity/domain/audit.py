@@ -33,12 +33,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from functools import partial
 
 from integrity.domain.boosting import BoostFlag, BoostingResult, detect_boosting, residual_series
 from integrity.domain.cases import Flag, Triage, propose_cases
 from integrity.domain.coseating import CoseatingResult, PairFlag, detect_coseating
-from integrity.domain.data import SessionObs, TableObs
+from integrity.domain.data import SessionObs, TableObs, trusted_table
 from integrity.domain.pointflow import FlowFlag, PointflowResult, detect_pointflow
 from integrity.domain.sessions import (
     DEFAULT_MAX_DEGREE,
@@ -96,9 +96,15 @@ class AuditOutcome:
     seconds: dict[str, float] = field(default_factory=dict)
 
 
+#: A :class:`SessionObs` from its five fields, without the named tuple's argument handling.
+_session = partial(tuple.__new__, SessionObs)
+
+
 def observations(rows: Iterable[SeatRow]) -> tuple[list[TableObs], list[SessionObs]]:
     """Group seat rows (game order, seat order within a game) into tables (games of two or
-    more seats, as the SQL count has them) and sessions (every seat)."""
+    more seats, as the SQL count has them) and sessions (every seat). The rows hold one seat
+    per player and game (the database's constraint, and the simulator's), so the tables are
+    built without :class:`TableObs`'s checks."""
     tables: list[TableObs] = []
     sessions: list[SessionObs] = []
     game: str | None = None
@@ -113,15 +119,9 @@ def observations(rows: Iterable[SeatRow]) -> tuple[list[TableObs], list[SessionO
         if game is None or len(players) < 2:
             return
         best = max(scores)
+        winners = tuple(i for i, score in enumerate(scores) if score == best)
         tables.append(
-            TableObs(
-                game_id=game,
-                hour=hour,
-                players=tuple(players),
-                hands=tuple(hands),
-                scores=tuple(scores),
-                winners=tuple(i for i, score in enumerate(scores) if score == best),
-            )
+            trusted_table((game, hour, tuple(players), tuple(hands), tuple(scores), winners))
         )
 
     for game_id, hour_of, player, hand, score, ip, device in rows:
@@ -132,30 +132,32 @@ def observations(rows: Iterable[SeatRow]) -> tuple[list[TableObs], list[SessionO
         players.append(player)
         hands.append(hand)
         scores.append(score)
-        sessions.append(SessionObs(game_id, player, ip or "", device or "", hour))
+        sessions.append(_session((game_id, player, ip or "", device or "", hour)))
     close()
     return tables, sessions
 
 
-def skill_expectation(tables: Iterable[TableObs]) -> Callable[[TableObs, int], float]:
-    """The expected score of a seat: the player's mean score in the window minus the mean
-    of the other players' means at that table (see the module docstring)."""
+def skill_expectation(tables: Iterable[TableObs]) -> Callable[[TableObs], list[float]]:
+    """The expected score of each seat of a table: the player's mean score in the window
+    minus the mean of the other players' means at that table (see the module docstring)."""
     totals: dict[str, int] = {}
     counts: dict[str, int] = {}
     for table in tables:
         for player, score in zip(table.players, table.scores, strict=True):
-            totals[player] = totals.get(player, 0) + score
-            counts[player] = counts.get(player, 0) + 1
+            if player in totals:
+                totals[player] += score
+                counts[player] += 1
+            else:
+                totals[player], counts[player] = score, 1
     skill = {player: totals[player] / counts[player] for player in totals}
-    # The skills at the last table asked about: residuals ask seat by seat, table by table.
-    last: list[Any] = [None, []]
 
-    def expected(table: TableObs, seat: int) -> float:
-        if last[0] is not table:
-            last[0], last[1] = table, [skill[p] for p in table.players]
-        skills: list[float] = last[1]
-        others = skills[:seat] + skills[seat + 1 :]
-        return skills[seat] - sum(others) / len(others)
+    def expected(table: TableObs) -> list[float]:
+        skills = [skill[p] for p in table.players]
+        others = len(skills) - 1
+        return [
+            own - sum(skills[:seat] + skills[seat + 1 :]) / others
+            for seat, own in enumerate(skills)
+        ]
 
     return expected
 

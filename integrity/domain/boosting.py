@@ -107,15 +107,20 @@ class BoostingResult:
 
 
 def residual_series(
-    tables: Iterable[TableObs], expected: Callable[[TableObs, int], float]
+    tables: Iterable[TableObs], expected: Callable[[TableObs], Sequence[float]]
 ) -> dict[str, list[tuple[str, float]]]:
-    """Per player, ``(game id, score - expected(table, seat))`` in the order of ``tables``
-    (give them in play order)."""
+    """Per player, ``(game id, score - expected)`` in the order of ``tables`` (give them in
+    play order); ``expected(table)`` gives the expected score of each seat, in seat order."""
     series: dict[str, list[tuple[str, float]]] = {}
     for table in tables:
-        for seat, player in enumerate(table.players):
-            residual = table.scores[seat] - expected(table, seat)
-            series.setdefault(player, []).append((table.game_id, residual))
+        game_id = table.game_id
+        for player, score, expectation in zip(
+            table.players, table.scores, expected(table), strict=True
+        ):
+            games = series.get(player)
+            if games is None:
+                series[player] = games = []
+            games.append((game_id, score - expectation))
     return series
 
 
@@ -174,29 +179,39 @@ def _value_changes(values: Sequence[str], window: int, splits: range) -> set[int
     return changes
 
 
+#: The unit vector of each local hour on the 24-hour circle.
+_HOUR_VECTORS: Final = tuple(
+    (math.cos(hour * math.pi / 12), math.sin(hour * math.pi / 12)) for hour in range(24)
+)
+
+
 def _hour_changes(
     hours: Sequence[int | None], window: int, min_hour_shift: float, splits: range
 ) -> set[int]:
     """The splits ``i`` in ``splits`` where the circular mean local hours of the ``window``
     games on each side are both concentrated and ``>= min_hour_shift`` hours apart."""
-    prefix = [(0.0, 0.0, 0)]
+    xs, ys, counts = [0.0], [0.0], [0]
+    x = y = 0.0
+    count = 0
     for h in hours:
-        px, py, pc = prefix[-1]
-        if h is None:
-            prefix.append((px, py, pc))
-        else:
-            angle = h % 24 * math.pi / 12
-            prefix.append((px + math.cos(angle), py + math.sin(angle), pc + 1))
-
-    def mean(lo: int, hi: int) -> float | None:
-        (ax, ay, ac), (bx, by, bc) = prefix[lo], prefix[hi]
-        return _typical_hour(bx - ax, by - ay, bc - ac)
+        if h is not None:
+            dx, dy = _HOUR_VECTORS[h % 24]
+            x += dx
+            y += dy
+            count += 1
+        xs.append(x)
+        ys.append(y)
+        counts.append(count)
 
     n = len(hours)
     changes = set()
     for i in splits:
-        before, after = mean(max(0, i - window), i), mean(i, min(n, i + window))
-        if before is not None and after is not None:
+        lo, hi = max(0, i - window), min(n, i + window)
+        before = _typical_hour(xs[i] - xs[lo], ys[i] - ys[lo], counts[i] - counts[lo])
+        if before is None:
+            continue
+        after = _typical_hour(xs[hi] - xs[i], ys[hi] - ys[i], counts[hi] - counts[i])
+        if after is not None:
             gap = abs(before - after)
             if min(gap, 24 - gap) >= min_hour_shift:
                 changes.add(i)

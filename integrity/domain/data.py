@@ -14,12 +14,11 @@ clock, Asia/Shanghai (:func:`hour_bucket`), so ``bucket % 24`` is the local hour
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Final, NamedTuple
 from zoneinfo import ZoneInfo
 
-__all__ = ["TOUR_TZ", "SessionObs", "TableObs", "hour_bucket"]
+__all__ = ["TOUR_TZ", "SessionObs", "TableObs", "hour_bucket", "trusted_table"]
 
 TOUR_TZ: Final = ZoneInfo("Asia/Shanghai")
 
@@ -34,10 +33,7 @@ def hour_bucket(moment: datetime) -> int:
     return int((local.replace(tzinfo=None) - _EPOCH.replace(tzinfo=None)).total_seconds()) // 3600
 
 
-@dataclass(frozen=True, slots=True)
-class TableObs:
-    """One game as the detectors see it; every per-seat tuple is in seat order."""
-
+class _TableFields(NamedTuple):
     game_id: str
     hour: int
     players: tuple[str, ...]
@@ -45,14 +41,42 @@ class TableObs:
     scores: tuple[int, ...]
     winners: tuple[int, ...]
 
-    def __post_init__(self) -> None:
-        seats = len(self.players)
-        if seats < 2 or len(set(self.players)) != seats:
-            raise ValueError(f"{self.game_id}: need >= 2 distinct players, got {self.players}")
-        if len(self.hands) != seats or len(self.scores) != seats:
-            raise ValueError(f"{self.game_id}: hands and scores need one entry per seat")
-        if not self.winners or any(not 0 <= w < seats for w in self.winners):
-            raise ValueError(f"{self.game_id}: bad winner seats {self.winners}")
+
+class TableObs(_TableFields):
+    """One game as the detectors see it; every per-seat tuple is in seat order.
+
+    A named tuple whose constructor checks the game (>= 2 distinct players, a hand and a
+    score per seat, winners among the seats): an audit builds one per game, and
+    :func:`trusted_table` builds one from rows that already hold these, without the checks.
+    """
+
+    __slots__ = ()
+
+    def __new__(
+        cls,
+        game_id: str,
+        hour: int,
+        players: tuple[str, ...],
+        hands: tuple[int, ...],
+        scores: tuple[int, ...],
+        winners: tuple[int, ...],
+    ) -> TableObs:
+        seats = len(players)
+        if seats < 2 or len(set(players)) != seats:
+            raise ValueError(f"{game_id}: need >= 2 distinct players, got {players}")
+        if len(hands) != seats or len(scores) != seats:
+            raise ValueError(f"{game_id}: hands and scores need one entry per seat")
+        if not winners or any(not 0 <= w < seats for w in winners):
+            raise ValueError(f"{game_id}: bad winner seats {winners}")
+        return tuple.__new__(cls, (game_id, hour, players, hands, scores, winners))
+
+
+def trusted_table(
+    fields: tuple[str, int, tuple[str, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...]],
+) -> TableObs:
+    """A :class:`TableObs` from ``(game id, hour, players, hands, scores, winners)`` known to
+    be a valid game (the database's seats: one per player and game), without the checks."""
+    return tuple.__new__(TableObs, fields)
 
 
 class SessionObs(NamedTuple):

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from dataclasses import replace
 
 from integrity.domain.data import TableObs
 from tournaments.domain.scoring import tour_singles
@@ -91,5 +90,7 @@ def seat_together(
         table = out[i]
         rest = [p for p in table.players if p not in group]
         seated = (*group, *rest[: len(table.players) - len(group)])
-        out[i] = replace(table, players=tuple(seated))
+        out[i] = TableObs(
+            table.game_id, table.hour, seated, table.hands, table.scores, table.winners
+        )
     return out

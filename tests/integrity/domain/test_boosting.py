@@ -143,8 +143,8 @@ def test_residual_series_from_tables() -> None:
     ]
     skill = {"a": 10.0, "b": 0.0, "c": -10.0}
 
-    def expected(table: TableObs, seat: int) -> float:
-        return skill[table.players[seat]]
+    def expected(table: TableObs) -> list[float]:
+        return [skill[player] for player in table.players]
 
     assert residual_series(tables, expected) == {
         "a": [("g1", 30 - 10.0), ("g2", -5 - 10.0)],
