@@ -50,6 +50,7 @@ import json
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import wait as futures_wait
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date, timedelta
@@ -197,7 +198,8 @@ def titles_recompute_all(
 
     Reads come first, without locks: every title row (status, fingerprint) and the players
     with a term whose state is not today's, then every approved qualification in one query
-    ordered by player, streamed (a server-side cursor). Players are replayed in ranges of
+    ordered by player, streamed (a server-side cursor; on PostgreSQL the next chunk is
+    fetched while one is replayed, :class:`_Prefetched`). Players are replayed in ranges of
     ``chunk`` player ids, each written in its own transaction: it locks the title rows of
     the players to write and leaves alone those changed since they were read — their
     writer materialised them, from qualifications at least as new as the stream's.
@@ -224,16 +226,18 @@ def titles_recompute_all(
         PlayerTitle.objects.order_by("player_id").values_list("player_id", "status", "fingerprint")
     )
     stale = _stale(today)
-    qualifications = _approved().iterator(chunk_size=STREAM_CHUNK)
-    reads = (
-        _Read(titles={pid: tuple(row) for pid, *row in rows}, qualifications=q, stale=stale)
-        for rows, q in zip(_by_range(titles, ends), _by_range(qualifications, ends), strict=True)
-    )
     kinds = webhook_kinds()
     replayed = 0
-    with collector.paused():
+    with collector.paused(), _Prefetched(_approved()) as qualifications:
+        reads = (
+            _Read(titles={pid: tuple(row) for pid, *row in rows}, qualifications=q, stale=stale)
+            for rows, q in zip(
+                _by_range(titles, ends), _by_range(qualifications, ends), strict=True
+            )
+        )
         for read in reads:
             plan = _plan(read, today)
+            qualifications.settle()
             with transaction.atomic():
                 replayed += _write(
                     plan, today=today, by=by, reason=reason, vanished=TermState.VOID, kinds=kinds
@@ -459,6 +463,53 @@ def _by_range(rows: Iterable[Row], ends: list[int]) -> Iterator[list[Row]]:
             taken.append(row)
             row = next(pending, None)
         yield taken
+
+
+class _Prefetched:
+    """The rows of a ``values_list`` query (:func:`_approved`), streamed in chunks of
+    :data:`STREAM_CHUNK` from a server-side cursor.
+
+    On PostgreSQL a helper thread fetches the next chunk while the caller replays the one
+    before (PostgreSQL reads while Python replays): the same cursor on the same connection,
+    so the same transaction and snapshot, rows as the driver returns them (these columns
+    need no ORM converter). :meth:`settle` waits for a fetch in flight: the caller settles
+    before it writes, so that nothing else runs on the connection meanwhile — psycopg would
+    serialise the two, but a fetch between a commit and the return to autocommit would
+    start a transaction there. Elsewhere the ORM's iterator, with nothing ahead."""
+
+    def __init__(self, query: QuerySet[Any, Any]) -> None:
+        self._query = query
+        self._cursor: Any = None
+        self._fetcher: ThreadPoolExecutor | None = None
+        self._ahead: Future[list[Row]] | None = None
+
+    def __enter__(self) -> "_Prefetched":
+        if connection.vendor == "postgresql":
+            self._cursor = connection.chunked_cursor()
+            self._fetcher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="titles-fetch")
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._fetcher is not None:
+            self._fetcher.shutdown(wait=True)
+        if self._cursor is not None:
+            self._cursor.close()
+
+    def __iter__(self) -> Iterator[Row]:
+        if self._fetcher is None:
+            yield from self._query.iterator(chunk_size=STREAM_CHUNK)
+            return
+        self._cursor.execute(*self._query.query.sql_with_params())
+        fetch = partial(self._cursor.cursor.fetchmany, STREAM_CHUNK)
+        self._ahead = self._fetcher.submit(fetch)
+        while rows := self._ahead.result():
+            self._ahead = self._fetcher.submit(fetch)
+            yield from rows
+
+    def settle(self) -> None:
+        """Wait until no fetch is in flight."""
+        if self._ahead is not None:
+            futures_wait([self._ahead])
 
 
 def _approved() -> QuerySet[Any, Any]:

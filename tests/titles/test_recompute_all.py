@@ -129,3 +129,65 @@ def test_a_player_materialised_after_the_read_is_left_to_its_writer(
     assert (title.status, title.fingerprint) == ("master", fingerprint(player_history(player.pk)))
     assert list(TitleTerm.objects.values_list("start", "state")) == [(date(2021, 3, 1), "current")]
     assert list(TitleChange.objects.values_list("kind", "reason")) == [("granted", "meanwhile")]
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_the_ledger_is_fetched_ahead_in_chunks_and_the_writes_commit_between_them(
+    freeze: Callable[[date], None],
+    make_player: Callable[..., Player],
+    grant: Callable[..., Qualification],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Outside a transaction (autocommit, as the nightly job runs): chunks of 2 rows fetched
+    # ahead by the helper thread, one write transaction per player between the fetches.
+    if connection.vendor != "postgresql":
+        pytest.skip("the ledger is fetched ahead on PostgreSQL only")
+    freeze(date(2021, 6, 1))
+    players = [make_player() for _ in range(5)]
+    for n, player in enumerate(players):
+        grant(player, f"a{n}", date(2020, 1, 10))
+        grant(player, f"b{n}", date(2021, 3, 1))
+    ledger = list(recompute._approved())
+    monkeypatch.setattr(recompute, "STREAM_CHUNK", 2)
+    with recompute._Prefetched(recompute._approved()) as fetched:
+        rows = list(fetched)
+        fetched.settle()
+    assert sorted(rows) == sorted(ledger)  # in player order, any order within a player
+    assert [row[0] for row in rows] == sorted(row[0] for row in ledger)
+    PlayerTitle.objects.update(fingerprint=None)  # so that every player is written again
+    before = dump()
+
+    assert titles_recompute_all(reason="again", chunk=1) == 5
+
+    assert not connection.in_atomic_block
+    after = dump()
+    assert [title["fingerprint"] for title in after[0]] == [
+        fingerprint(player_history(player.pk)) for player in players
+    ]
+    for title in before[0]:
+        title["fingerprint"] = None
+    for title in after[0]:
+        title["fingerprint"] = None
+    assert after == before
+
+
+@pytest.mark.postgres
+def test_a_ledger_left_early_stops_fetching_and_closes_its_cursor(
+    make_player: Callable[..., Player],
+    grant: Callable[..., Qualification],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    if connection.vendor != "postgresql":
+        pytest.skip("the ledger is fetched ahead on PostgreSQL only")
+    player = make_player()
+    for n in range(5):
+        grant(player, f"s{n}", date(2020, 1, 10 + n))
+    monkeypatch.setattr(recompute, "STREAM_CHUNK", 2)
+    with recompute._Prefetched(recompute._approved()) as fetched:
+        rows = iter(fetched)
+        first = next(rows)
+    assert first[0] == player.pk
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM pg_cursors")
+        assert cursor.fetchone() == (0,)
