@@ -131,25 +131,31 @@ def test_a_player_materialised_after_the_read_is_left_to_its_writer(
     assert list(TitleChange.objects.values_list("kind", "reason")) == [("granted", "meanwhile")]
 
 
+@pytest.fixture
+def chunks_of_two(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The ledger streamed two rows at a time, so that it is fetched ahead again and again
+    (PostgreSQL only: elsewhere nothing is fetched ahead)."""
+    if connection.vendor != "postgresql":
+        pytest.skip("the ledger is fetched ahead on PostgreSQL only")
+    monkeypatch.setattr(recompute, "STREAM_CHUNK", 2)
+
+
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("chunks_of_two")
 def test_the_ledger_is_fetched_ahead_in_chunks_and_the_writes_commit_between_them(
     freeze: Callable[[date], None],
     make_player: Callable[..., Player],
     grant: Callable[..., Qualification],
-    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # Outside a transaction (autocommit, as the nightly job runs): chunks of 2 rows fetched
-    # ahead by the helper thread, one write transaction per player between the fetches.
-    if connection.vendor != "postgresql":
-        pytest.skip("the ledger is fetched ahead on PostgreSQL only")
+    # Outside a transaction (autocommit, as the nightly job runs): one write transaction per
+    # player between the fetches.
     freeze(date(2021, 6, 1))
     players = [make_player() for _ in range(5)]
     for n, player in enumerate(players):
         grant(player, f"a{n}", date(2020, 1, 10))
         grant(player, f"b{n}", date(2021, 3, 1))
     ledger = list(recompute._approved())
-    monkeypatch.setattr(recompute, "STREAM_CHUNK", 2)
     with recompute._Prefetched(recompute._approved()) as fetched:
         rows = list(fetched)
         fetched.settle()
@@ -173,17 +179,13 @@ def test_the_ledger_is_fetched_ahead_in_chunks_and_the_writes_commit_between_the
 
 
 @pytest.mark.postgres
+@pytest.mark.usefixtures("chunks_of_two")
 def test_a_ledger_left_early_stops_fetching_and_closes_its_cursor(
-    make_player: Callable[..., Player],
-    grant: Callable[..., Qualification],
-    monkeypatch: pytest.MonkeyPatch,
+    make_player: Callable[..., Player], grant: Callable[..., Qualification]
 ) -> None:
-    if connection.vendor != "postgresql":
-        pytest.skip("the ledger is fetched ahead on PostgreSQL only")
     player = make_player()
     for n in range(5):
         grant(player, f"s{n}", date(2020, 1, 10 + n))
-    monkeypatch.setattr(recompute, "STREAM_CHUNK", 2)
     with recompute._Prefetched(recompute._approved()) as fetched:
         rows = iter(fetched)
         first = next(rows)
