@@ -15,8 +15,8 @@ address and device. Then, for each size, in the same run:
   over the same rows: the least any pair count must do, kept server-side.
 
 * **whole audit** — ``audit_event`` itself, once: co-seating and shared sessions counted in
-  SQL on a second connection while the seats load, then point flow and boosting in Python,
-  flags and cases written (the run and its flags are deleted with the bench data). The
+  SQL on a second connection while the seats load and point flow and boosting run in
+  Python, then flags and cases written (the run and its flags are deleted with the bench data). The
   bench players each keep one address and device, so the sessions graph is trivial here.
 
 After seeding, the tables are vacuumed and analyzed and a checkpoint taken (neither side then

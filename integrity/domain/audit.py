@@ -18,10 +18,10 @@ what runs.
   zero-sum, so beating stronger opponents is worth more than beating weaker ones).
 * :func:`audit` runs co-seating, point flow, shared sessions (clusters and same-table
   links) and boosting with the parameters of :class:`AuditParams`, then
-  :func:`~integrity.domain.cases.propose_cases` over all their flags. A co-seating or a
-  shared-sessions result counted elsewhere (the database audit counts both in SQL on
-  PostgreSQL) may be passed in; it must be that detector's result over the same tables or
-  sessions and parameters.
+  :func:`~integrity.domain.cases.propose_cases` over all their flags. Co-seating and
+  shared sessions may be counted elsewhere (the database audit counts both in SQL on
+  PostgreSQL, :data:`Counted`): they must then be those detectors' results over the same
+  tables, sessions and parameters.
 
 Flag references (the keys of :attr:`AuditOutcome.flags`) are stable across runs of the
 same data: ``coseating:a|b``, ``pointflow:feeder>beneficiary``, ``sessions:a|b|…``,
@@ -51,6 +51,7 @@ from integrity.domain.sessions import (
 __all__ = [
     "AuditOutcome",
     "AuditParams",
+    "Counted",
     "DetectorFlag",
     "SeatRow",
     "audit",
@@ -95,6 +96,11 @@ class AuditOutcome:
     players: int
     seconds: dict[str, float] = field(default_factory=dict)
 
+
+#: Co-seating and shared sessions counted elsewhere (the database audit counts both in SQL
+#: on PostgreSQL): :func:`audit` calls it once point flow and boosting have run, so that a
+#: count still running elsewhere goes on meanwhile.
+Counted = Callable[[], tuple[CoseatingResult, SessionsResult]]
 
 #: A :class:`SessionObs` from its five fields, without the named tuple's argument handling.
 _session = partial(tuple.__new__, SessionObs)
@@ -181,33 +187,16 @@ def audit(
     sessions: list[SessionObs],
     params: AuditParams | None = None,
     *,
-    coseating: CoseatingResult | None = None,
-    shared_sessions: SessionsResult | None = None,
+    counted: Counted | None = None,
 ) -> AuditOutcome:
-    """Run the four detectors over one window's observations and propose cases (co-seating
-    and shared sessions only when no result of theirs is given)."""
+    """Run the four detectors over one window's observations and propose cases: point flow
+    and boosting here, then co-seating and shared sessions here too, or from ``counted``."""
     params = params or AuditParams()
     seconds: dict[str, float] = {}
-
-    if coseating is None:
-        started = time.perf_counter()
-        coseating = detect_coseating(
-            tables,
-            q=params.q,
-            min_games=params.min_games,
-            min_common_hours=params.min_common_hours,
-        )
-        seconds["coseating"] = time.perf_counter() - started
 
     started = time.perf_counter()
     pointflow = detect_pointflow(tables, q=params.q, min_shared_wins=params.min_shared_wins)
     seconds["pointflow"] = time.perf_counter() - started
-
-    shared = shared_sessions
-    if shared is None:
-        started = time.perf_counter()
-        shared = detect_sessions(sessions, max_degree=params.max_degree)
-        seconds["sessions"] = time.perf_counter() - started
 
     started = time.perf_counter()
     residuals = residual_series(tables, skill_expectation(tables))
@@ -220,6 +209,21 @@ def audit(
         min_hour_shift=params.min_hour_shift,
     )
     seconds["boosting"] = time.perf_counter() - started
+
+    if counted is not None:
+        coseating, shared = counted()
+    else:
+        started = time.perf_counter()
+        coseating = detect_coseating(
+            tables,
+            q=params.q,
+            min_games=params.min_games,
+            min_common_hours=params.min_common_hours,
+        )
+        seconds["coseating"] = time.perf_counter() - started
+        started = time.perf_counter()
+        shared = detect_sessions(sessions, max_degree=params.max_degree)
+        seconds["sessions"] = time.perf_counter() - started
 
     found: list[DetectorFlag] = [
         *coseating.flags,

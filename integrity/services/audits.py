@@ -8,9 +8,10 @@ flags ... flags on related players group into cases").
 2. on PostgreSQL, co-seating and shared sessions are counted in SQL
    (:func:`coseating_sql`: only the candidate pairs come to Python; :func:`sessions_sql`:
    only identifiers on two or more accounts). Outside a transaction this runs on a second
-   connection, in a thread, while step 3 loads the seats, so PostgreSQL and Python use a
-   core each; inside a caller's transaction (whose uncommitted rows another connection
-   would not see) it runs first, on the caller's connection;
+   connection, in a thread, while step 3 loads the seats and runs point flow and boosting
+   (the count is waited for only after them), so PostgreSQL and Python use a core each;
+   inside a caller's transaction (whose uncommitted rows another connection would not
+   see) it runs first, on the caller's connection;
 3. the window's seats are loaded with **one ordered query** — non-voided singles seats,
    joined to their game (record id) and player (external id), ordered by ``(ended_at,
    game, seat)``, streamed through a server-side cursor as plain tuples (no model
@@ -44,10 +45,11 @@ import time
 import uuid
 from collections import defaultdict
 from collections.abc import Generator, Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import closing, contextmanager
 from dataclasses import asdict, dataclass
 from datetime import date, datetime, timedelta
+from functools import partial
 from typing import Any
 
 from django.db import connection, transaction
@@ -832,12 +834,25 @@ def _count_in_sql(window: Mapping[str, Any], params: AuditParams) -> _Counted:
 
 def _count_alongside(window: Mapping[str, Any], params: AuditParams) -> _Counted:
     """:func:`_count_in_sql` on this thread's own connection, closed at the end: run by
-    :func:`audit_run` while the seats load, so PostgreSQL counts on one core while Python
-    reads the seats on the other."""
+    :func:`audit_run` while the seats load and point flow and boosting run, so PostgreSQL
+    counts on one core while Python works on the other."""
     try:
         return _count_in_sql(window, params)
     finally:
         connection.close()
+
+
+def _detected(counting: Future[_Counted]) -> tuple[CoseatingResult, SessionsResult]:
+    """Wait for the count; its co-seating and shared sessions."""
+    counted = counting.result()
+    return counted.coseating, counted.sessions
+
+
+def _counted_here(window: Mapping[str, Any], params: AuditParams) -> Future[_Counted]:
+    """:func:`_count_in_sql` on this connection, now, as a finished future."""
+    future: Future[_Counted] = Future()
+    future.set_result(_count_in_sql(window, params))
+    return future
 
 
 def audit_run(
@@ -871,31 +886,30 @@ def audit_run(
         "event": event,
     }
     postgres = connection.vendor == "postgresql"
-    # Another connection would not see a caller's uncommitted rows: inside a transaction
-    # PostgreSQL counts first, on this connection.
-    alongside = postgres and not connection.in_atomic_block
     try:
-        counted = _count_in_sql(window, detector_params) if postgres and not alongside else None
         with collector.paused(), ThreadPoolExecutor(max_workers=1) as pool:
-            counting = pool.submit(_count_alongside, window, detector_params) if alongside else None
+            counting: Future[_Counted] | None = None
+            if postgres and connection.in_atomic_block:
+                # Another connection would not see a caller's uncommitted rows: inside a
+                # transaction PostgreSQL counts first, on this connection.
+                counting = _counted_here(window, detector_params)
+            elif postgres:
+                counting = pool.submit(_count_alongside, window, detector_params)
             loading = time.perf_counter()
             # Closed here even if reading stops early: a cursor left to the garbage collector
             # would be closed later, in whatever transaction the connection is then in.
             with closing(audit_rows(**window)) as seat_rows:
                 tables, sessions = observations(seat_rows)
             seconds["load"] = time.perf_counter() - loading
-            if counting is not None:
-                counted = counting.result()
             outcome = audit(
                 tables,
                 sessions,
                 detector_params,
-                coseating=counted.coseating if counted else None,
-                shared_sessions=counted.sessions if counted else None,
+                counted=None if counting is None else partial(_detected, counting),
             )
             del tables, sessions
-        if counted is not None:
-            seconds.update(counted.seconds)
+        if counting is not None:
+            seconds.update(counting.result().seconds)
         seconds.update(outcome.seconds)
         writing = time.perf_counter()
         with transaction.atomic():
