@@ -14,8 +14,8 @@ flags ... flags on related players group into cases").
    see) it runs first, on the caller's connection;
 3. the window's seats are loaded with **one ordered query** — non-voided singles seats,
    joined to their game (record id) and player (external id), ordered by ``(ended_at,
-   game, seat)``, streamed through a server-side cursor as plain tuples (no model
-   instances, no per-row converters) — and turned into observations by
+   game, seat)``, streamed as plain tuples (no model instances, no per-row converters;
+   :func:`_streamed`) — and turned into observations by
    :func:`integrity.domain.audit.observations`; point flow and boosting (and elsewhere
    co-seating and shared sessions) and the case proposals then run in memory
    (:func:`integrity.domain.audit.audit`), with the cyclic garbage collector paused;
@@ -168,11 +168,16 @@ def audit_rows(
 
 
 def _streamed(sql: str, params: Sequence[Any]) -> Generator[SeatRow, None, None]:
-    """The rows of a query through a server-side cursor, as the driver returns them (the
-    seat columns need none of the ORM's per-row converters)."""
-    with connection.chunked_cursor() as cursor:
-        cursor.execute(sql, params)
-        yield from _fetched(cursor, chunk_size())
+    """The rows of a query as the driver returns them (the seat columns need none of the
+    ORM's per-row converters), streamed in chunks of :func:`chunk_size` rows: PostgreSQL
+    sends them as it produces them, without waiting to be asked for each chunk, from a plan
+    that may use parallel workers (a server-side cursor never gets one, and outside a
+    transaction it is held: the whole result is made and stored before the first row goes
+    out). The connection serves nothing else until the last row is read. A stream left
+    early is cancelled, which aborts the transaction it runs in: so it runs in one of its
+    own (a savepoint in a caller's)."""
+    with transaction.atomic(), connection.cursor() as cursor:
+        yield from cursor.cursor.stream(sql, params, size=chunk_size())
 
 
 # --- co-seating counted in SQL (PostgreSQL) -------------------------------------------------
@@ -896,8 +901,8 @@ def audit_run(
             elif postgres:
                 counting = pool.submit(_count_alongside, window, detector_params)
             loading = time.perf_counter()
-            # Closed here even if reading stops early: a cursor left to the garbage collector
-            # would be closed later, in whatever transaction the connection is then in.
+            # Closed here even if reading stops early: a stream left to the garbage collector
+            # would keep the connection busy until then.
             with closing(audit_rows(**window)) as seat_rows:
                 tables, sessions = observations(seat_rows)
             seconds["load"] = time.perf_counter() - loading

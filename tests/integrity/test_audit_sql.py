@@ -1,20 +1,22 @@
 """Co-seating and shared sessions counted in SQL (PostgreSQL) equal the same detectors in
 Python on the same window (co-seating: the same flags — p, q, expected, games, hours —
 family size and tested pairs); outside a transaction the audit counts them on a second
-connection while it reads the seats, and it closes its seat cursor as soon as it stops
-reading."""
+connection while it reads the seats, and a read that stops early leaves the connection
+and a caller's transaction usable."""
 
+import contextlib
 import threading
 from datetime import date, datetime
 from typing import Any
 
 import pytest
 from django.db import connection, transaction
+from psycopg import pq
 
 from integrity.domain.audit import AuditParams, observations
 from integrity.domain.coseating import detect_coseating
 from integrity.domain.sessions import detect_sessions
-from integrity.models import Flag
+from integrity.models import AuditRun, Flag
 from integrity.services import audits
 from integrity.services.audits import (
     audit_event,
@@ -25,6 +27,7 @@ from integrity.services.audits import (
 )
 from integrity.simulation import Season
 from tournaments.models import Event, Seat
+from tournaments.models import Season as SeasonRow
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
 
@@ -254,20 +257,72 @@ def test_outside_a_transaction_sql_counts_on_another_connection_during_the_load(
     assert _work_tables() == []
 
 
-def test_an_audit_that_stops_reading_closes_its_seat_cursor_at_once(
-    simulated: tuple[Season, Event], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    _, event = simulated
-
+def _stop_while_reading(monkeypatch: pytest.MonkeyPatch) -> None:
     def fail(rows: Any) -> Any:
         next(iter(rows))
         raise RuntimeError("stop while reading")
 
     monkeypatch.setattr("integrity.services.audits.observations", fail)
 
+
+def _idle_without_cursors() -> tuple[str, int]:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT (SELECT state FROM pg_stat_activity WHERE pid = pg_backend_pid()), "
+            "(SELECT count(*) FROM pg_cursors)"
+        )
+        row: tuple[str, int] = cursor.fetchone()
+        return row
+
+
+def test_an_audit_that_stops_reading_leaves_the_callers_transaction_usable(
+    simulated: tuple[Season, Event], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, event = simulated
+    _stop_while_reading(monkeypatch)
+
     with pytest.raises(RuntimeError, match="stop while reading"):
         audit_event(event=event)
 
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT count(*) FROM pg_cursors")
-        assert cursor.fetchone() == (0,)
+    assert _idle_without_cursors() == ("active", 0)  # the state of this very query
+    run = AuditRun.objects.get(key=f"event:{event.code}")
+    assert (run.status, run.error) == (
+        AuditRun.Status.FAILED,
+        "RuntimeError('stop while reading')",
+    )
+    assert Flag.objects.count() == 0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_audit_that_stops_reading_outside_a_transaction_frees_the_connection(
+    simulated: tuple[Season, Event], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, event = simulated
+    _stop_while_reading(monkeypatch)
+
+    with pytest.raises(RuntimeError, match="stop while reading"):
+        audit_event(event=event)
+
+    assert connection.connection.info.transaction_status == pq.TransactionStatus.IDLE
+    assert _idle_without_cursors() == ("active", 0)
+    run = AuditRun.objects.get(key=f"event:{event.code}")
+    assert run.status == AuditRun.Status.FAILED
+    assert Flag.objects.count() == 0
+
+
+@pytest.mark.parametrize("atomic", [True, False], ids=["in a transaction", "in autocommit"])
+@pytest.mark.django_db(transaction=True)
+def test_a_stream_closed_mid_query_is_cancelled_and_the_connection_stays_usable(
+    atomic: bool, settings: Any
+) -> None:
+    settings.INTEGRITY_CHUNK_SIZE = 2
+    slow = "SELECT g, pg_sleep(0.005) IS NULL FROM generate_series(1, 2000) AS g"
+    with transaction.atomic() if atomic else contextlib.nullcontext():
+        season = SeasonRow.objects.create(year=2998, name="kept", starts_on=date(2998, 1, 1))
+        with contextlib.closing(audits._streamed(slow, [])) as rows:
+            assert tuple(next(rows)) == (1, False)
+        # Still in the caller's transaction (or back in autocommit), which still works.
+        assert connection.in_atomic_block is atomic
+        assert SeasonRow.objects.filter(pk=season.pk).exists()
+    assert connection.connection.info.transaction_status == pq.TransactionStatus.IDLE
+    assert SeasonRow.objects.get(pk=season.pk).name == "kept"
