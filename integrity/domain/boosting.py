@@ -43,6 +43,7 @@ import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from operator import itemgetter
 from typing import ClassVar, Final, Literal
 
 from integrity.domain.data import SessionObs, TableObs
@@ -290,6 +291,18 @@ def _scan(
     return best
 
 
+def _by_game(
+    series: Sequence[tuple[str, float]], sessions: list[SessionObs]
+) -> Sequence[SessionObs | None]:
+    """The session of each game of ``series`` (``None`` if it has none; of a game given
+    twice, the last). An audit's sessions are the series' games in the same order — one per
+    seat, in play order — and are then returned as they are."""
+    if list(map(itemgetter(0), sessions)) == list(map(itemgetter(0), series)):
+        return sessions
+    games = {session.game_id: session for session in sessions}
+    return [games.get(game_id) for game_id, _ in series]
+
+
 def detect_boosting(
     residuals: Mapping[str, Sequence[tuple[str, float]]],
     sessions: Iterable[SessionObs],
@@ -302,22 +315,21 @@ def detect_boosting(
     """Flag performance shifts that coincide with session changes (module docstring)."""
     if not 0 < q < 1 or min_segment < 1 or window < 1:
         raise ValueError("need 0 < q < 1, min_segment >= 1 and window >= 1")
-    # The sessions of the players long enough to test, by player, then game.
-    seen: dict[str, dict[str, SessionObs]] = {
-        player: {} for player, series in residuals.items() if len(series) >= 2 * min_segment
+    # The sessions of the players long enough to test, by player, in the order given.
+    seen: dict[str, list[SessionObs]] = {
+        player: [] for player, series in residuals.items() if len(series) >= 2 * min_segment
     }
     for session in sessions:
         games = seen.get(session.player)
         if games is not None:
-            games[session.game_id] = session
+            games.append(session)
     tested: list[tuple[str, _Scan, float]] = []
     for player in sorted(residuals):
         series = residuals[player]
         n = len(series)
         if n < 2 * min_segment:
             continue
-        games = seen[player]
-        obs = [games.get(game_id) for game_id, _ in series]
+        obs = _by_game(series, seen[player])
         devices = [o.device if o else "" for o in obs]
         ranges = [_ip_range(o.ip) if o and o.ip else "" for o in obs]
         hours = [o.hour if o else None for o in obs]
@@ -340,7 +352,7 @@ def detect_boosting(
         before = math.fsum(values[: scan.split]) / scan.split
         after = math.fsum(values[scan.split :]) / (len(values) - scan.split)
         game_id = residuals[player][scan.split][0]
-        change = seen[player].get(game_id)
+        change = _by_game(residuals[player], seen[player])[scan.split]
         flag = BoostFlag(
             player=player,
             games=len(values),

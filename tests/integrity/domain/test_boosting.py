@@ -72,6 +72,19 @@ def test_hand_computed_change_point() -> None:
     assert flag.players == ("acc",)
 
 
+def test_sessions_are_matched_to_their_games_in_any_order() -> None:
+    values = [i / 10 for i in range(10)] + [10.0 + i for i in range(10)]
+    in_order = sessions_for("acc", 20, devices=["d1"] * 10 + ["d2"] * 10)
+    # Game 0 without a session, game 3 given twice (the last one counts), the rest reversed.
+    shuffled = [in_order[3]._replace(device="d9"), *reversed(in_order[1:])]
+
+    expected = detect_boosting({"acc": series_of("acc", values)}, in_order, min_segment=5, window=5)
+    result = detect_boosting({"acc": series_of("acc", values)}, shuffled, min_segment=5, window=5)
+
+    assert result == expected
+    assert [flag.change_game for flag in result.flags] == ["acc-010"]
+
+
 def mann_whitney_tail(n1: int, n2: int) -> list[float]:
     """Exact P(U >= u) for u = 0..n1*n2 without ties (counting arrangements)."""
     counts = [[[1] if a == 0 or b == 0 else [] for b in range(n2 + 1)] for a in range(n1 + 1)]
