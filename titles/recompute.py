@@ -470,40 +470,85 @@ class _Prefetched:
     :data:`STREAM_CHUNK` from a server-side cursor.
 
     On PostgreSQL a helper thread fetches the next chunk while the caller replays the one
-    before (PostgreSQL reads while Python replays): the same cursor on the same connection,
-    so the same transaction and snapshot, rows as the driver returns them (these columns
-    need no ORM converter). :meth:`settle` waits for a fetch in flight: the caller settles
-    before it writes, so that nothing else runs on the connection meanwhile — psycopg would
-    serialise the two, but a fetch between a commit and the return to autocommit would
-    start a transaction there. Elsewhere the ORM's iterator, with nothing ahead."""
+    before (PostgreSQL reads while Python replays), rows as the driver returns them (these
+    columns need no ORM converter). Inside a transaction it is the same cursor on the same
+    connection, so the same transaction and snapshot (the caller's uncommitted rows
+    included); :meth:`settle` waits for a fetch in flight, and the caller settles before it
+    writes, so that nothing else runs on the connection meanwhile. Outside one the helper
+    reads on a connection of its own, in a transaction of its own, closed at the end: on
+    the caller's connection the cursor would be held (autocommit), and PostgreSQL makes and
+    stores the whole result of a held cursor before the first row goes out. Elsewhere the
+    ORM's iterator, with nothing ahead."""
 
     def __init__(self, query: QuerySet[Any, Any]) -> None:
         self._query = query
         self._cursor: Any = None
+        self._own = False
         self._fetcher: ThreadPoolExecutor | None = None
         self._ahead: Future[list[Row]] | None = None
 
     def __enter__(self) -> "_Prefetched":
-        if connection.vendor == "postgresql":
+        if connection.vendor != "postgresql":
+            return self
+        self._fetcher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="titles-fetch")
+        self._own = not connection.in_atomic_block
+        if not self._own:
             self._cursor = connection.chunked_cursor()
-            self._fetcher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="titles-fetch")
+            return self
+        try:
+            self._cursor = self._fetcher.submit(self._open).result()
+        except BaseException:
+            self._fetcher.submit(self._close).result()
+            self._fetcher.shutdown(wait=True)
+            raise
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self._fetcher is not None:
+        if self._fetcher is None:
+            return
+        if self._own:
+            self._fetcher.submit(self._close).result()
             self._fetcher.shutdown(wait=True)
-        if self._cursor is not None:
+        else:
+            self._fetcher.shutdown(wait=True)
             self._cursor.close()
+
+    @staticmethod
+    def _open() -> Any:
+        """On the helper thread: its connection, out of autocommit, and a cursor there."""
+        connection.set_autocommit(False)
+        return connection.chunked_cursor()
+
+    def _close(self) -> None:
+        """On the helper thread: the cursor, then the connection, transaction and all."""
+        try:
+            if self._cursor is not None:
+                self._cursor.close()
+        finally:
+            connection.close()
+
+    def _execute(self) -> None:
+        self._cursor.execute(*self._query.query.sql_with_params())
+
+    def _fetch(self) -> list[Row]:
+        rows: list[Row] = self._cursor.cursor.fetchmany(STREAM_CHUNK)
+        return rows
+
+    def _execute_and_fetch(self) -> list[Row]:
+        self._execute()
+        return self._fetch()
 
     def __iter__(self) -> Iterator[Row]:
         if self._fetcher is None:
             yield from self._query.iterator(chunk_size=STREAM_CHUNK)
             return
-        self._cursor.execute(*self._query.query.sql_with_params())
-        fetch = partial(self._cursor.cursor.fetchmany, STREAM_CHUNK)
-        self._ahead = self._fetcher.submit(fetch)
+        if self._own:
+            self._ahead = self._fetcher.submit(self._execute_and_fetch)
+        else:
+            self._execute()
+            self._ahead = self._fetcher.submit(self._fetch)
         while rows := self._ahead.result():
-            self._ahead = self._fetcher.submit(fetch)
+            self._ahead = self._fetcher.submit(self._fetch)
             yield from rows
 
     def settle(self) -> None:
