@@ -51,7 +51,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import wait as futures_wait
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
 from datetime import date, timedelta
 from functools import partial
@@ -208,11 +208,15 @@ def titles_recompute_all(
     transaction instead: :func:`_materialise`.
     """
     today = tour_today()
+    # Outside a caller's transaction the ledger is committed: another connection sees it.
+    committed = not connection.in_atomic_block
     if _state_empty():
         with transaction.atomic():
             rebuild = _take_empty_state()
             if rebuild is not None:
-                return _materialise(rebuild, today=today, by=by, reason=reason, chunk=chunk)
+                return _materialise(
+                    rebuild, today=today, by=by, reason=reason, chunk=chunk, committed=committed
+                )
     bounds = [
         model.objects.aggregate(low=Min("player_id"), high=Max("player_id"))
         for model in (Qualification, PlayerTitle)
@@ -228,7 +232,7 @@ def titles_recompute_all(
     stale = _stale(today)
     kinds = webhook_kinds()
     replayed = 0
-    with collector.paused(), _Prefetched(_approved()) as qualifications:
+    with collector.paused(), _Prefetched(_approved(), own=committed) as qualifications:
         reads = (
             _Read(titles={pid: tuple(row) for pid, *row in rows}, qualifications=q, stale=stale)
             for rows, q in zip(
@@ -279,7 +283,7 @@ def _take_empty_state() -> list[str] | None:
 
 
 def _materialise(
-    rebuild: list[str], *, today: date, by: User | None, reason: str, chunk: int
+    rebuild: list[str], *, today: date, by: User | None, reason: str, chunk: int, committed: bool
 ) -> int:
     """The first materialisation, on PostgreSQL, with the tables locked, empty and stripped
     by :func:`_take_empty_state`: every player with approved qualifications gets a title
@@ -289,16 +293,20 @@ def _materialise(
 
     Pipelined: a second thread replays a chunk of players and builds its rows
     (:func:`_new_rows`, no query) while this one reads the next chunk and COPYs the one
-    before, mostly waiting on PostgreSQL."""
+    before, mostly waiting on PostgreSQL. When the ledger is ``committed`` (the caller is in
+    no transaction) a third thread reads it ahead on a connection of its own
+    (:class:`_Prefetched`), so that one backend makes the ledger's rows while another takes
+    the COPYs."""
     now = connection.ops.adapt_datetimefield_value(timezone.now())
     by_id = by.pk if by is not None else None
     materialised = 0
     with (
         collector.paused(),
+        _ledger(committed) as ledger,
         _cursor() as cursor,
         ThreadPoolExecutor(max_workers=1, thread_name_prefix="titles-replay") as worker,
     ):
-        players = groupby(_approved().iterator(chunk_size=STREAM_CHUNK), key=itemgetter(0))
+        players = groupby(ledger, key=itemgetter(0))
         ahead: Future[_NewRows] | None = None
         while batch := [(pid, list(rows)) for pid, rows in islice(players, chunk)]:
             external = _external_ids([pid for pid, _ in batch])
@@ -314,6 +322,15 @@ def _materialise(
         for statement in rebuild:
             cursor.execute(statement)
     return materialised
+
+
+def _ledger(committed: bool) -> AbstractContextManager[Iterable[Row]]:
+    """The rows of :func:`_approved` for :func:`_materialise`: read ahead on a connection of
+    their own when ``committed``, else the ORM's iterator on this connection (reading ahead
+    on the connection that also takes the COPYs measured no gain)."""
+    if committed:
+        return _Prefetched(_approved(), own=True)
+    return nullcontext(_approved().iterator(chunk_size=STREAM_CHUNK))
 
 
 #: A chunk's rows for :func:`_copy_new`: history, terms, title rows.
@@ -471,19 +488,20 @@ class _Prefetched:
 
     On PostgreSQL a helper thread fetches the next chunk while the caller replays the one
     before (PostgreSQL reads while Python replays), rows as the driver returns them (these
-    columns need no ORM converter). Inside a transaction it is the same cursor on the same
-    connection, so the same transaction and snapshot (the caller's uncommitted rows
-    included); :meth:`settle` waits for a fetch in flight, and the caller settles before it
-    writes, so that nothing else runs on the connection meanwhile. Outside one the helper
-    reads on a connection of its own, in a transaction of its own, closed at the end: on
-    the caller's connection the cursor would be held (autocommit), and PostgreSQL makes and
-    stores the whole result of a held cursor before the first row goes out. Elsewhere the
-    ORM's iterator, with nothing ahead."""
+    columns need no ORM converter). With ``own`` — for rows that are committed: the caller
+    is in no transaction — the helper reads on a connection of its own, in a transaction of
+    its own, closed at the end (on the caller's connection in autocommit the cursor would be
+    held, and PostgreSQL makes and stores the whole result of a held cursor before the
+    first row goes out). Otherwise it is the same cursor on the caller's connection, so the
+    same transaction and snapshot, uncommitted rows included; :meth:`settle` then waits for
+    a fetch in flight, and the caller settles before it writes, so that nothing else runs
+    on the connection meanwhile. Elsewhere than on PostgreSQL the ORM's iterator, with
+    nothing ahead."""
 
-    def __init__(self, query: QuerySet[Any, Any]) -> None:
+    def __init__(self, query: QuerySet[Any, Any], *, own: bool) -> None:
         self._query = query
         self._cursor: Any = None
-        self._own = False
+        self._own = own
         self._fetcher: ThreadPoolExecutor | None = None
         self._ahead: Future[list[Row]] | None = None
 
@@ -491,7 +509,6 @@ class _Prefetched:
         if connection.vendor != "postgresql":
             return self
         self._fetcher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="titles-fetch")
-        self._own = not connection.in_atomic_block
         if not self._own:
             self._cursor = connection.chunked_cursor()
             return self

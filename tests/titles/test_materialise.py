@@ -25,6 +25,8 @@ from titles.models import (
 )
 from titles.recompute import titles_recompute_all
 
+from .connections import backends
+
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
 
 TABLES = ["titles_playertitle", "titles_titleterm", "titles_titlechange"]
@@ -222,3 +224,32 @@ def test_a_table_locked_elsewhere_keeps_the_normal_path(ledger: int, bulk: list[
 
     assert bulk == []
     assert PlayerTitle.objects.count() == ledger
+
+
+@pytest.mark.django_db(transaction=True)
+def test_outside_a_transaction_the_bulk_path_reads_the_ledger_on_a_connection_of_its_own(
+    ledger: int, bulk: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(recompute, "STREAM_CHUNK", 2)  # fetched ahead again and again
+    with monkeypatch.context() as patched:
+        patched.setattr(recompute, "_take_empty_state", lambda: None)
+        assert titles_recompute_all(reason="import") == ledger
+    normal = dump()
+    clear()
+    alone = backends()
+    seen: list[int] = []
+    fetch = recompute._Prefetched._fetch
+
+    def counted(self: recompute._Prefetched) -> list[Any]:
+        seen.append(backends())
+        return fetch(self)
+
+    monkeypatch.setattr(recompute._Prefetched, "_fetch", counted)
+
+    assert titles_recompute_all(reason="import", chunk=7) == ledger
+
+    assert bulk == [ledger]
+    assert dump() == normal
+    assert len(seen) > ledger / 2
+    assert set(seen) == {alone + 1}
+    assert backends() == alone

@@ -16,6 +16,8 @@ from titles import recompute, services
 from titles.models import PlayerTitle, Qualification, TitleChange, TitleTerm
 from titles.recompute import fingerprint, player_history, titles_recompute_all
 
+from .connections import backends
+
 pytestmark = pytest.mark.django_db
 
 
@@ -156,14 +158,14 @@ def test_the_ledger_is_fetched_ahead_in_chunks_and_the_writes_commit_between_the
         grant(player, f"a{n}", date(2020, 1, 10))
         grant(player, f"b{n}", date(2021, 3, 1))
     ledger = list(recompute._approved())
-    alone = _backends()
-    with recompute._Prefetched(recompute._approved()) as fetched:
+    alone = backends()
+    with recompute._Prefetched(recompute._approved(), own=True) as fetched:
         rows = []
         for row in fetched:
             rows.append(row)
-            assert _backends() == alone + 1  # read on a connection of its own
+            assert backends() == alone + 1  # read on a connection of its own
         fetched.settle()
-    assert _backends() == alone
+    assert backends() == alone
     assert sorted(rows) == sorted(ledger)  # in player order, any order within a player
     assert [row[0] for row in rows] == sorted(row[0] for row in ledger)
     PlayerTitle.objects.update(fingerprint=None)  # so that every player is written again
@@ -183,14 +185,6 @@ def test_the_ledger_is_fetched_ahead_in_chunks_and_the_writes_commit_between_the
     assert after == before
 
 
-def _backends() -> int:
-    """The connections to this database (this one included)."""
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()")
-        (count,) = cursor.fetchone()
-        return int(count)
-
-
 @pytest.mark.postgres
 @pytest.mark.usefixtures("chunks_of_two")
 def test_a_ledger_left_early_stops_fetching_and_closes_its_cursor(
@@ -200,11 +194,11 @@ def test_a_ledger_left_early_stops_fetching_and_closes_its_cursor(
     player = make_player()
     for n in range(5):
         grant(player, f"s{n}", date(2020, 1, 10 + n))
-    alone = _backends()
-    with recompute._Prefetched(recompute._approved()) as fetched:
+    alone = backends()
+    with recompute._Prefetched(recompute._approved(), own=False) as fetched:
         rows = iter(fetched)
         first = next(rows)
-        assert _backends() == alone
+        assert backends() == alone
     assert first[0] == player.pk
     with connection.cursor() as cursor:
         cursor.execute("SELECT count(*) FROM pg_cursors")
@@ -220,10 +214,10 @@ def test_a_ledger_left_early_outside_a_transaction_closes_its_connection(
     player = make_player()
     for n in range(5):
         grant(player, f"s{n}", date(2020, 1, 10 + n))
-    alone = _backends()
-    with recompute._Prefetched(recompute._approved()) as fetched:
+    alone = backends()
+    with recompute._Prefetched(recompute._approved(), own=True) as fetched:
         first = next(iter(fetched))
-        assert _backends() == alone + 1
+        assert backends() == alone + 1
     assert first[0] == player.pk
-    assert _backends() == alone
+    assert backends() == alone
     assert not connection.in_atomic_block
