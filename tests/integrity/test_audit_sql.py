@@ -257,56 +257,39 @@ def test_outside_a_transaction_sql_counts_on_another_connection_during_the_load(
     assert _work_tables() == []
 
 
-def _stop_while_reading(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(
+    "in_transaction",
+    [
+        pytest.param(True, id="in a transaction"),
+        pytest.param(False, id="in autocommit", marks=pytest.mark.django_db(transaction=True)),
+    ],
+)
+def test_an_audit_that_stops_reading_leaves_the_connection_usable(
+    simulated: tuple[Season, Event], monkeypatch: pytest.MonkeyPatch, in_transaction: bool
+) -> None:
+    _, event = simulated
+
     def fail(rows: Any) -> Any:
         next(iter(rows))
         raise RuntimeError("stop while reading")
 
     monkeypatch.setattr("integrity.services.audits.observations", fail)
 
+    with pytest.raises(RuntimeError, match="stop while reading"):
+        audit_event(event=event)
 
-def _idle_without_cursors() -> tuple[str, int]:
-    with connection.cursor() as cursor:
+    assert connection.in_atomic_block is in_transaction
+    with connection.cursor() as cursor:  # the connection runs this query: it is free
         cursor.execute(
             "SELECT (SELECT state FROM pg_stat_activity WHERE pid = pg_backend_pid()), "
             "(SELECT count(*) FROM pg_cursors)"
         )
-        row: tuple[str, int] = cursor.fetchone()
-        return row
-
-
-def test_an_audit_that_stops_reading_leaves_the_callers_transaction_usable(
-    simulated: tuple[Season, Event], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    _, event = simulated
-    _stop_while_reading(monkeypatch)
-
-    with pytest.raises(RuntimeError, match="stop while reading"):
-        audit_event(event=event)
-
-    assert _idle_without_cursors() == ("active", 0)  # the state of this very query
+        assert cursor.fetchone() == ("active", 0)
     run = AuditRun.objects.get(key=f"event:{event.code}")
     assert (run.status, run.error) == (
         AuditRun.Status.FAILED,
         "RuntimeError('stop while reading')",
     )
-    assert Flag.objects.count() == 0
-
-
-@pytest.mark.django_db(transaction=True)
-def test_an_audit_that_stops_reading_outside_a_transaction_frees_the_connection(
-    simulated: tuple[Season, Event], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    _, event = simulated
-    _stop_while_reading(monkeypatch)
-
-    with pytest.raises(RuntimeError, match="stop while reading"):
-        audit_event(event=event)
-
-    assert connection.connection.info.transaction_status == pq.TransactionStatus.IDLE
-    assert _idle_without_cursors() == ("active", 0)
-    run = AuditRun.objects.get(key=f"event:{event.code}")
-    assert run.status == AuditRun.Status.FAILED
     assert Flag.objects.count() == 0
 
 

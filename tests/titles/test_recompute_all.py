@@ -187,37 +187,29 @@ def test_the_ledger_is_fetched_ahead_in_chunks_and_the_writes_commit_between_the
 
 @pytest.mark.postgres
 @pytest.mark.usefixtures("chunks_of_two")
-def test_a_ledger_left_early_stops_fetching_and_closes_its_cursor(
-    make_player: Callable[..., Player], grant: Callable[..., Qualification]
+@pytest.mark.parametrize(
+    "own",
+    [
+        pytest.param(False, id="inside a transaction: the caller's cursor"),
+        pytest.param(
+            True,
+            id="outside one: a connection of its own",
+            marks=pytest.mark.django_db(transaction=True),
+        ),
+    ],
+)
+def test_a_ledger_left_early_stops_fetching_and_closes_what_it_opened(
+    make_player: Callable[..., Player], grant: Callable[..., Qualification], own: bool
 ) -> None:
-    # Inside a transaction: the caller's own cursor, on the caller's connection.
     player = make_player()
     for n in range(5):
         grant(player, f"s{n}", date(2020, 1, 10 + n))
     alone = backends()
-    with recompute._Prefetched(recompute._approved(), own=False) as fetched:
-        rows = iter(fetched)
-        first = next(rows)
-        assert backends() == alone
+    with recompute._Prefetched(recompute._approved(), own=own) as fetched:
+        first = next(iter(fetched))
+        assert backends() == alone + own
     assert first[0] == player.pk
+    assert backends() == alone
     with connection.cursor() as cursor:
         cursor.execute("SELECT count(*) FROM pg_cursors")
         assert cursor.fetchone() == (0,)
-
-
-@pytest.mark.postgres
-@pytest.mark.django_db(transaction=True)
-@pytest.mark.usefixtures("chunks_of_two")
-def test_a_ledger_left_early_outside_a_transaction_closes_its_connection(
-    make_player: Callable[..., Player], grant: Callable[..., Qualification]
-) -> None:
-    player = make_player()
-    for n in range(5):
-        grant(player, f"s{n}", date(2020, 1, 10 + n))
-    alone = backends()
-    with recompute._Prefetched(recompute._approved(), own=True) as fetched:
-        first = next(iter(fetched))
-        assert backends() == alone + 1
-    assert first[0] == player.pk
-    assert backends() == alone
-    assert not connection.in_atomic_block
