@@ -124,12 +124,13 @@ def _vacuum() -> None:
 
 def _clean() -> None:
     """Delete the bench players and all their rows (not timed)."""
-    players = "SELECT id FROM accounts_player WHERE external_id LIKE 'bench-t%%'"
+    bench = ["bench-t%"]
+    players = "SELECT id FROM accounts_player WHERE external_id LIKE %s"
     with transaction.atomic(), connection.cursor() as cursor:
         for model in (TitleChange, TitleTerm, PlayerTitle, Qualification):
             table = connection.ops.quote_name(model._meta.db_table)
-            cursor.execute(f"DELETE FROM {table} WHERE player_id IN ({players})")  # noqa: S608
-        cursor.execute(players.replace("SELECT id", "DELETE", 1))
+            cursor.execute(f"DELETE FROM {table} WHERE player_id IN ({players})", bench)  # noqa: S608
+        cursor.execute("DELETE FROM accounts_player WHERE external_id LIKE %s", bench)
 
 
 def _bare_read() -> list[tuple[Any, ...]]:
