@@ -323,7 +323,8 @@ def detect_boosting(
         games = seen.get(session.player)
         if games is not None:
             games.append(session)
-    tested: list[tuple[str, _Scan, float]] = []
+    # (player, scan, log p, the session of the game at the split)
+    tested: list[tuple[str, _Scan, float, SessionObs | None]] = []
     for player in sorted(residuals):
         series = residuals[player]
         n = len(series)
@@ -340,19 +341,18 @@ def detect_boosting(
             continue
         scan = _scan([value for _, value in series], splits)
         log_p = min(0.0, math.log(2 * len(splits)) + log_normal_sf(abs(scan.z)))
-        tested.append((player, scan, log_p))
+        tested.append((player, scan, log_p, obs[scan.split]))
 
-    log_qs = bh_log_qvalues([log_p for _, _, log_p in tested], m=len(tested))
+    log_qs = bh_log_qvalues([log_p for _, _, log_p, _ in tested], m=len(tested))
     threshold = math.log(q)
     found = []
-    for (player, scan, log_p), log_q in zip(tested, log_qs, strict=True):
+    for (player, scan, log_p, change), log_q in zip(tested, log_qs, strict=True):
         if log_q > threshold:
             continue
         values = [value for _, value in residuals[player]]
         before = math.fsum(values[: scan.split]) / scan.split
         after = math.fsum(values[scan.split :]) / (len(values) - scan.split)
         game_id = residuals[player][scan.split][0]
-        change = _by_game(residuals[player], seen[player])[scan.split]
         flag = BoostFlag(
             player=player,
             games=len(values),
