@@ -130,15 +130,22 @@ def observations(rows: Iterable[SeatRow]) -> tuple[list[TableObs], list[SessionO
             trusted_table((game, hour, tuple(players), tuple(hands), tuple(scores), winners))
         )
 
+    # One object per distinct player, address and device (and per game, its id and hour):
+    # the rows bring a new string per seat, and the audit keeps every seat.
+    known: dict[str | None, str] = {}
+    keep = known.setdefault
     for game_id, hour_of, player, hand, score, ip, device in rows:
         if game_id != game:
             close()
             game, hour = game_id, hour_of
             players, hands, scores = [], [], []
+        player = keep(player, player)
         players.append(player)
         hands.append(hand)
         scores.append(score)
-        sessions.append(_session((game_id, player, ip or "", device or "", hour)))
+        sessions.append(
+            _session((game, player, keep(ip, ip or ""), keep(device, device or ""), hour))
+        )
     close()
     return tables, sessions
 

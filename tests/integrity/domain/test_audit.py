@@ -10,6 +10,7 @@ import pytest
 from integrity.domain import audit as audit_module
 from integrity.domain.audit import (
     AuditParams,
+    SeatRow,
     audit,
     flag_ref,
     observations,
@@ -54,6 +55,34 @@ def test_rows_become_tables_and_sessions() -> None:
     assert sessions[2] == SessionObs("g1", "c", "203.0.113.3", "", 450_000)
     assert [s.game_id for s in sessions] == ["g1"] * 4 + ["g2"] * 3
     assert observations([]) == ([], [])
+
+
+def test_each_player_address_device_and_game_id_is_kept_once() -> None:
+    def fresh(value: str) -> str:
+        """A new string object equal to ``value``, as a driver returns one per row."""
+        return (value + " ")[:-1]
+
+    def row(game: str, player: str, ip: str, device: str) -> SeatRow:
+        return (fresh(game), 450_000, fresh(player), 0, 0, fresh(ip), fresh(device))
+
+    rows = [
+        row("g-1", "p-a", "203.0.113.1", "d-1"),
+        row("g-1", "p-b", "203.0.113.2", "d-2"),
+        row("g-2", "p-a", "203.0.113.1", "d-1"),
+        row("g-2", "p-b", "203.0.113.2", "d-2"),
+    ]
+    assert rows[0][2] is not rows[2][2]
+    assert rows[0][0] is not rows[1][0]
+
+    tables, sessions = observations(rows)
+
+    first_a, first_b, second_a, second_b = sessions
+    assert second_a.player is first_a.player
+    assert tables[1].players[1] is first_b.player
+    assert second_a.ip is first_a.ip
+    assert second_a.device is first_a.device
+    assert first_b.game_id is first_a.game_id is tables[0].game_id
+    assert second_b == SessionObs("g-2", "p-b", "203.0.113.2", "d-2", 450_000)
 
 
 def test_expected_score_is_own_skill_minus_the_others_mean() -> None:
