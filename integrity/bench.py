@@ -14,10 +14,13 @@ address and device. Then, for each size, in the same run:
   seat a JOIN seat b ON a.game_id = b.game_id AND a.player_id < b.player_id GROUP BY 1, 2``
   over the same rows: the least any pair count must do, kept server-side.
 
-* **whole audit** — ``audit_event`` itself, once: co-seating and shared sessions counted in
-  SQL on a second connection while the seats load and point flow and boosting run in
-  Python, then flags and cases written (the run and its flags are deleted with the bench data). The
-  bench players each keep one address and device, so the sessions graph is trivial here.
+* **whole audit** — ``audit_event`` itself, once: co-seating counted in SQL on a second
+  connection while the window's players are summarised, the tables of the players boosting
+  can test loaded and boosting run, and shared sessions grouped in SQL; then point flow on
+  the tables of the pairs sharing enough tables, and flags and cases written (the run and
+  its flags are deleted with the bench data). The bench players each keep one address and
+  device, so the sessions graph is trivial here, and boosting tests the players whose hours
+  of play happen to shift.
 
 After seeding, the tables are vacuumed and analyzed and a checkpoint taken (neither side then
 pays for hint bits, autovacuum or dirty pages); service and baseline are then run

@@ -1,10 +1,9 @@
 """One audit over one window: seat rows -> observations -> the four detectors -> case
 proposals (SPEC §7: audits produce flags, flags on related players group into cases).
 
-The same path serves the database audit (``integrity.services.audits.audit_run`` feeds it
-the window's seats from one ordered query) and the in-memory measurement on simulated
-seasons (``manage.py integrity_report`` feeds it simulated records), so what is measured is
-what runs.
+The same detectors serve the database audit (``integrity.services.audits.audit_run``) and
+the in-memory measurement on simulated seasons (``manage.py integrity_report`` feeds
+:func:`audit` simulated records), so what is measured is what runs.
 
 * :func:`observations` turns **seat rows** — ``(game id, hour bucket, player, hand points,
   score, ip, device)`` in game order and, within a game, in seat order (the hour bucket of
@@ -12,16 +11,17 @@ what runs.
   :class:`~integrity.domain.data.TableObs` per game and one
   :class:`~integrity.domain.data.SessionObs` per seat. A game's winners are the seats with
   the highest game score (ties included; every scoring of SPEC §3 is "higher is better").
-* :func:`skill_expectation` is the simple skill model the boosting residuals need: a
-  player's skill is their mean game score in the window, and the score expected at a table
-  is the player's skill minus the mean skill of the others at it (tour scores are close to
-  zero-sum, so beating stronger opponents is worth more than beating weaker ones).
+* :func:`skills` and :func:`expectation` are the simple skill model the boosting residuals
+  need: a player's skill is their mean game score in the window, and the score expected at
+  a table is the player's skill minus the mean skill of the others at it (tour scores are
+  close to zero-sum, so beating stronger opponents is worth more than beating weaker ones).
+* :func:`boosting_of` runs boosting over some tables with the window's skills, for some
+  players: the database audit loads only the tables of the players boosting can test.
 * :func:`audit` runs co-seating, point flow, shared sessions (clusters and same-table
-  links) and boosting with the parameters of :class:`AuditParams`, then
-  :func:`~integrity.domain.cases.propose_cases` over all their flags. Co-seating and
-  shared sessions may be counted elsewhere (the database audit counts both in SQL on
-  PostgreSQL, :data:`Counted`): they must then be those detectors' results over the same
-  tables, sessions and parameters.
+  links) and boosting over a whole window with the parameters of :class:`AuditParams`;
+  :func:`outcome` gathers four detectors' results, however they were computed (the database
+  audit counts co-seating and shared sessions in SQL), and proposes cases
+  (:func:`~integrity.domain.cases.propose_cases`) over all their flags.
 
 Flag references (the keys of :attr:`AuditOutcome.flags`) are stable across runs of the
 same data: ``coseating:a|b``, ``pointflow:feeder>beneficiary``, ``sessions:a|b|…``,
@@ -31,7 +31,7 @@ same data: ``coseating:a|b``, ``pointflow:feeder>beneficiary``, ``sessions:a|b|�
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Container, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
 
@@ -51,13 +51,17 @@ from integrity.domain.sessions import (
 __all__ = [
     "AuditOutcome",
     "AuditParams",
-    "Counted",
     "DetectorFlag",
+    "Found",
     "SeatRow",
     "audit",
+    "boosting_of",
+    "expectation",
     "flag_ref",
     "observations",
+    "outcome",
     "skill_expectation",
+    "skills",
 ]
 
 #: A seat row: game id, hour bucket of the game's end, player, hand points, game score,
@@ -96,11 +100,6 @@ class AuditOutcome:
     players: int
     seconds: dict[str, float] = field(default_factory=dict)
 
-
-#: Co-seating and shared sessions counted elsewhere (the database audit counts both in SQL
-#: on PostgreSQL): :func:`audit` calls it once point flow and boosting have run, so that a
-#: count still running elsewhere goes on meanwhile.
-Counted = Callable[[], tuple[CoseatingResult, SessionsResult]]
 
 #: A :class:`SessionObs` from its five fields, without the named tuple's argument handling.
 _session = partial(tuple.__new__, SessionObs)
@@ -150,9 +149,8 @@ def observations(rows: Iterable[SeatRow]) -> tuple[list[TableObs], list[SessionO
     return tables, sessions
 
 
-def skill_expectation(tables: Iterable[TableObs]) -> Callable[[TableObs], list[float]]:
-    """The expected score of each seat of a table: the player's mean score in the window
-    minus the mean of the other players' means at that table (see the module docstring)."""
+def skills(tables: Iterable[TableObs]) -> dict[str, float]:
+    """Each player's skill: their mean game score over the tables."""
     totals: dict[str, int] = {}
     counts: dict[str, int] = {}
     for table in tables:
@@ -162,7 +160,12 @@ def skill_expectation(tables: Iterable[TableObs]) -> Callable[[TableObs], list[f
                 counts[player] += 1
             else:
                 totals[player], counts[player] = score, 1
-    skill = {player: totals[player] / counts[player] for player in totals}
+    return {player: totals[player] / counts[player] for player in totals}
+
+
+def expectation(skill: Mapping[str, float]) -> Callable[[TableObs], list[float]]:
+    """The expected score of each seat of a table: the player's skill minus the mean of the
+    other players' skills at that table (see the module docstring)."""
 
     def expected(table: TableObs) -> list[float]:
         skills = [skill[p] for p in table.players]
@@ -173,6 +176,38 @@ def skill_expectation(tables: Iterable[TableObs]) -> Callable[[TableObs], list[f
         ]
 
     return expected
+
+
+def skill_expectation(tables: Iterable[TableObs]) -> Callable[[TableObs], list[float]]:
+    """:func:`expectation` with the skills of these tables."""
+    return expectation(skills(tables))
+
+
+def boosting_of(
+    tables: Iterable[TableObs],
+    sessions: Iterable[SessionObs],
+    params: AuditParams,
+    *,
+    skill: Mapping[str, float] | None = None,
+    players: Container[str] | None = None,
+) -> BoostingResult:
+    """Boosting over these tables and sessions, the residuals from ``skill`` (default: the
+    skills of these tables). With ``players``, only their series are tested: the database
+    audit gives the window's skills, the tables of the players :func:`~integrity.domain.
+    boosting.may_be_tested` keeps, and those players (the others at their tables have
+    partial series here)."""
+    tables = list(tables)
+    residuals = residual_series(tables, expectation(skills(tables) if skill is None else skill))
+    if players is not None:
+        residuals = {player: series for player, series in residuals.items() if player in players}
+    return detect_boosting(
+        residuals,
+        sessions,
+        q=params.q,
+        min_segment=params.min_segment,
+        window=params.window,
+        min_hour_shift=params.min_hour_shift,
+    )
 
 
 def flag_ref(flag: DetectorFlag) -> str:
@@ -193,11 +228,8 @@ def audit(
     tables: list[TableObs],
     sessions: list[SessionObs],
     params: AuditParams | None = None,
-    *,
-    counted: Counted | None = None,
 ) -> AuditOutcome:
-    """Run the four detectors over one window's observations and propose cases: point flow
-    and boosting here, then co-seating and shared sessions here too, or from ``counted``."""
+    """Run the four detectors over one window's observations and propose cases."""
     params = params or AuditParams()
     seconds: dict[str, float] = {}
 
@@ -206,53 +238,66 @@ def audit(
     seconds["pointflow"] = time.perf_counter() - started
 
     started = time.perf_counter()
-    residuals = residual_series(tables, skill_expectation(tables))
-    boosting = detect_boosting(
-        residuals,
-        sessions,
-        q=params.q,
-        min_segment=params.min_segment,
-        window=params.window,
-        min_hour_shift=params.min_hour_shift,
-    )
+    boosting = boosting_of(tables, sessions, params)
     seconds["boosting"] = time.perf_counter() - started
 
-    if counted is not None:
-        coseating, shared = counted()
-    else:
-        started = time.perf_counter()
-        coseating = detect_coseating(
-            tables,
-            q=params.q,
-            min_games=params.min_games,
-            min_common_hours=params.min_common_hours,
-        )
-        seconds["coseating"] = time.perf_counter() - started
-        started = time.perf_counter()
-        shared = detect_sessions(sessions, max_degree=params.max_degree)
-        seconds["sessions"] = time.perf_counter() - started
+    started = time.perf_counter()
+    coseating = detect_coseating(
+        tables,
+        q=params.q,
+        min_games=params.min_games,
+        min_common_hours=params.min_common_hours,
+    )
+    seconds["coseating"] = time.perf_counter() - started
+    started = time.perf_counter()
+    shared = detect_sessions(sessions, max_degree=params.max_degree)
+    seconds["sessions"] = time.perf_counter() - started
 
-    found: list[DetectorFlag] = [
-        *coseating.flags,
-        *pointflow.flags,
-        *shared.clusters,
-        *shared.links,
-        *boosting.flags,
+    return outcome(
+        Found(coseating, pointflow, shared, boosting),
+        tables=len(tables),
+        seats=len(sessions),
+        players=len({obs.player for obs in sessions}),
+        seconds=seconds,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    """The four detectors' results over one window."""
+
+    coseating: CoseatingResult
+    pointflow: PointflowResult
+    sessions: SessionsResult
+    boosting: BoostingResult
+
+
+def outcome(
+    found: Found, *, tables: int, seats: int, players: int, seconds: dict[str, float]
+) -> AuditOutcome:
+    """The audit's outcome from its detectors' results: their flags by reference and the
+    cases proposed over them (the case proposal's time added to ``seconds``)."""
+    every: list[DetectorFlag] = [
+        *found.coseating.flags,
+        *found.pointflow.flags,
+        *found.sessions.clusters,
+        *found.sessions.links,
+        *found.boosting.flags,
     ]
-    flags = {flag_ref(flag): flag for flag in found}
+    flags = {flag_ref(flag): flag for flag in every}
     started = time.perf_counter()
     as_protocol: dict[str, Flag] = dict(flags)
     triage = propose_cases(as_protocol)
     seconds["cases"] = time.perf_counter() - started
     return AuditOutcome(
-        coseating=coseating,
-        pointflow=pointflow,
-        sessions=shared,
-        boosting=boosting,
+        coseating=found.coseating,
+        pointflow=found.pointflow,
+        sessions=found.sessions,
+        boosting=found.boosting,
         flags=flags,
         triage=triage,
-        tables=len(tables),
-        seats=len(sessions),
-        players=len({obs.player for obs in sessions}),
+        tables=tables,
+        seats=seats,
+        players=players,
         seconds=seconds,
     )

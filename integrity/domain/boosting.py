@@ -55,6 +55,7 @@ __all__ = [
     "BoostingResult",
     "ChangeKind",
     "detect_boosting",
+    "may_be_tested",
     "residual_series",
 ]
 
@@ -240,6 +241,32 @@ def _session_changes(
         if kinds:
             found.append((i, kinds))
     return found
+
+
+def may_be_tested(
+    hours: Sequence[int | None],
+    *,
+    several_devices: bool,
+    several_ranges: bool,
+    min_segment: int = 10,
+    window: int = 10,
+    min_hour_shift: float = 6.0,
+) -> bool:
+    """Whether :func:`detect_boosting` can test a player, from a summary of the player's
+    series: the local hour of each game in play order, and whether the games hold two or
+    more distinct known devices, and IP ranges.
+
+    It can only if the series has ``>= 2 * min_segment`` games and a split coincides with
+    a session change: a device or IP-range change needs two distinct values (necessary,
+    not sufficient), an hours change is decided here exactly as the detector decides it.
+    The database audit loads the series of only the players for whom this holds."""
+    n = len(hours)
+    if n < 2 * min_segment:
+        return False
+    if several_devices or several_ranges:
+        return True
+    splits = range(min_segment, n - min_segment + 1)
+    return bool(_hour_changes(hours, window, min_hour_shift, splits))
 
 
 def _midranks(values: Sequence[float]) -> tuple[list[float], float]:

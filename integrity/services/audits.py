@@ -5,20 +5,31 @@ flags ... flags on related players group into cases").
 
 1. the run row is created or reset (``attempts`` + 1, status ``running``) in its own short
    transaction, so a failure is recorded even though the work is rolled back;
-2. on PostgreSQL, co-seating and shared sessions are counted in SQL
-   (:func:`coseating_sql`: only the candidate pairs come to Python; :func:`sessions_sql`:
-   only identifiers on two or more accounts). Outside a transaction this runs on a second
-   connection, in a thread, while step 3 loads the seats and runs point flow and boosting
-   (the count is waited for only after them), so PostgreSQL and Python use a core each;
-   inside a caller's transaction (whose uncommitted rows another connection would not
-   see) it runs first, on the caller's connection;
-3. the window's seats are loaded with **one ordered query** — non-voided singles seats,
-   joined to their game (record id) and player (external id), ordered by ``(ended_at,
-   game, seat)``, streamed as plain tuples (no model instances, no per-row converters;
-   :func:`_streamed`) — and turned into observations by
-   :func:`integrity.domain.audit.observations`; point flow and boosting (and elsewhere
-   co-seating and shared sessions) and the case proposals then run in memory
-   (:func:`integrity.domain.audit.audit`), with the cyclic garbage collector paused;
+2. on PostgreSQL the window is never loaded whole. Co-seating is counted in SQL
+   (:func:`coseating_count`: only the candidate pairs come to Python, with the window's
+   table count and the players of the pairs sharing ``>= min_shared_wins`` tables) —
+   outside a transaction on a second connection, in a thread, so PostgreSQL counts on one
+   core meanwhile; inside a caller's transaction (whose uncommitted rows another connection
+   would not see) first, on the caller's connection. Meanwhile:
+
+   * the window's players are summarised in one grouped query (:func:`window_players`):
+     the skills, and the players boosting can test
+     (:func:`~integrity.domain.boosting.may_be_tested`, a few percent of them);
+   * the tables of those players are loaded (:func:`tables_of`) and boosting runs on them
+     with the window's skills (:func:`~integrity.domain.audit.boosting_of`);
+   * shared sessions are grouped in SQL (:func:`sessions_sql`: only identifiers on two or
+     more accounts come to Python);
+   * once co-seating is counted, the tables of the players point flow can test are loaded
+     and point flow runs on them.
+
+   Each detector's result equals the in-memory one over the whole window (tested);
+3. elsewhere (SQLite) the window's seats are loaded with **one ordered query** —
+   non-voided singles seats, joined to their game (record id) and player (external id),
+   ordered by ``(ended_at, game, seat)``, streamed as plain tuples (no model instances, no
+   per-row converters; :func:`_streamed`) — turned into observations by
+   :func:`integrity.domain.audit.observations`, and the four detectors and the case
+   proposals run in memory (:func:`integrity.domain.audit.audit`), with the cyclic garbage
+   collector paused;
 4. one transaction writes everything: the run is locked, **its old flags are deleted** and
    the new ones written (so re-running a key replaces its flags and never duplicates
    them), players resolved by external id, cases opened or updated, and the run marked
@@ -44,12 +55,11 @@ import math
 import time
 import uuid
 from collections import defaultdict
-from collections.abc import Generator, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Generator, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import closing, contextmanager
 from dataclasses import asdict, dataclass
 from datetime import date, datetime, timedelta
-from functools import partial
 from typing import Any
 
 from django.db import connection, transaction
@@ -64,11 +74,14 @@ from integrity.domain.audit import (
     AuditOutcome,
     AuditParams,
     DetectorFlag,
+    Found,
     SeatRow,
     audit,
+    boosting_of,
     observations,
+    outcome,
 )
-from integrity.domain.boosting import BoostFlag
+from integrity.domain.boosting import BoostFlag, may_be_tested
 from integrity.domain.cases import NEAR_CONCLUSIVE_SCORE, CaseProposal
 from integrity.domain.coseating import (
     DEFAULT_EXACT_FAMILY_CAP,
@@ -80,7 +93,7 @@ from integrity.domain.coseating import (
     family_bound,
 )
 from integrity.domain.data import TOUR_TZ, hour_bucket
-from integrity.domain.pointflow import FlowFlag
+from integrity.domain.pointflow import FlowFlag, detect_pointflow
 from integrity.domain.sessions import (
     IdentifierKind,
     SameTableLink,
@@ -167,7 +180,9 @@ def audit_rows(
     )
 
 
-def _streamed(sql: str, params: Sequence[Any]) -> Generator[SeatRow, None, None]:
+def _streamed(
+    sql: str, params: Sequence[Any] | Mapping[str, Any]
+) -> Generator[tuple[Any, ...], None, None]:
     """The rows of a query as the driver returns them (the seat columns need none of the
     ORM's per-row converters), streamed in chunks of :func:`chunk_size` rows: PostgreSQL
     sends them as it produces them, without waiting to be asked for each chunk, from a plan
@@ -185,10 +200,10 @@ def _streamed(sql: str, params: Sequence[Any]) -> Generator[SeatRow, None, None]
 #: The seats :func:`audit_rows` selects, as a condition on ``tournaments_seat s`` (``{events}``:
 #: :data:`_EVENT` or :data:`_OVERLAPPING`).
 _WINDOW_SEATS = """
-    s.ended_at >= %(start)s AND s.ended_at <= %(end)s AND NOT s.voided
-    AND s.event_id IN ({events})
+    {s}.ended_at >= %(start)s AND {s}.ended_at <= %(end)s AND {voided}
+    AND {s}.event_id IN ({events})
     AND NOT EXISTS (
-        SELECT 1 FROM tournaments_game d WHERE d.id = s.game_id AND d.mode <> 'singles'
+        SELECT 1 FROM tournaments_game d WHERE d.id = {s}.game_id AND d.mode <> 'singles'
     )
 """
 
@@ -214,15 +229,23 @@ _OVERLAPPING = (
 
 
 def _window_sql(
-    window_start: datetime, window_end: datetime, event: Event | None
+    window_start: datetime,
+    window_end: datetime,
+    event: Event | None,
+    seat: str = "s",
+    *,
+    voided: bool = False,
 ) -> tuple[str, dict[str, Any]]:
-    """:data:`_WINDOW_SEATS` for an event audit or a window audit, and its values."""
+    """:data:`_WINDOW_SEATS` for an event audit or a window audit, on the seats named
+    ``seat``, and its values; with ``voided``, the window's voided seats instead."""
     values = {
         "event": event.pk if event is not None else None,
         "start": window_start,
         "end": window_end,
     }
-    return _WINDOW_SEATS.format(events=_EVENT if event is not None else _OVERLAPPING), values
+    events = _EVENT if event is not None else _OVERLAPPING
+    kept = f"{seat}.voided" if voided else f"NOT {seat}.voided"
+    return _WINDOW_SEATS.format(s=seat, voided=kept, events=events), values
 
 
 #: Memory for the sorts of the seats by game and of the pairs (six per four-seat game): in
@@ -333,7 +356,7 @@ _PAIRS_SQL = """
 
 #: Settings :func:`coseating_sql` and :func:`sessions_sql` change with ``SET LOCAL``; their
 #: values are restored at the end (:func:`_settings_kept`).
-_SETTINGS = ("jit", "default_statistics_target", "work_mem", "enable_hashagg")
+_SETTINGS = ("jit", "default_statistics_target", "work_mem", "enable_hashagg", "enable_indexscan")
 _SAVE_SQL = "SELECT " + ", ".join(f"current_setting('{name}')" for name in _SETTINGS)
 _RESTORE_SQL = "SELECT " + ", ".join("set_config(%s, %s, true)" for _ in _SETTINGS)
 
@@ -381,6 +404,26 @@ def _fetched(cursor: Any, size: int) -> Iterator[tuple[Any, ...]]:
         yield from rows
 
 
+#: The window's tables (games of two or more seats in it).
+_TABLES_SQL = "SELECT count(*) FROM {game}"
+
+#: The players of the pairs sharing ``>= %(sharing)s`` tables (at least 2: the pair table's).
+_SHARING_SQL = """
+    SELECT a FROM {pair} WHERE shared >= %(sharing)s
+    UNION SELECT b FROM {pair} WHERE shared >= %(sharing)s
+"""
+
+
+@dataclass(frozen=True)
+class CoseatingCount:
+    """What :func:`coseating_count` counted: co-seating, the window's tables, and the ids of
+    the players in pairs sharing ``>= sharing`` tables."""
+
+    coseating: CoseatingResult
+    tables: int
+    sharing: list[int]
+
+
 def coseating_sql(
     *,
     window_start: datetime,
@@ -389,6 +432,25 @@ def coseating_sql(
     params: AuditParams | None = None,
     exact_family_cap: int = DEFAULT_EXACT_FAMILY_CAP,
 ) -> CoseatingResult:
+    """Co-seating over the window's seats, counted by PostgreSQL (:func:`coseating_count`)."""
+    return coseating_count(
+        window_start=window_start,
+        window_end=window_end,
+        event=event,
+        params=params,
+        exact_family_cap=exact_family_cap,
+    ).coseating
+
+
+def coseating_count(
+    *,
+    window_start: datetime,
+    window_end: datetime,
+    event: Event | None = None,
+    params: AuditParams | None = None,
+    exact_family_cap: int = DEFAULT_EXACT_FAMILY_CAP,
+    sharing: int = 2,
+) -> CoseatingCount:
     """Co-seating over the window's seats (as :func:`audit_rows` selects them), counted by
     PostgreSQL in one transaction: work tables (:func:`_work_tables`, created and dropped in
     that transaction, so none outlives it) of the games (players as an array), the
@@ -399,7 +461,11 @@ def coseating_sql(
     too. Only the candidate pairs' hours come to Python, streamed in ``(pair, hour)`` order
     through a server-side cursor, for
     :func:`~integrity.domain.coseating.coseating_from_counts`. The result equals
-    :func:`~integrity.domain.coseating.detect_coseating` over the same window's tables."""
+    :func:`~integrity.domain.coseating.detect_coseating` over the same window's tables.
+    The window's tables are counted, and the players of pairs sharing ``>= sharing`` tables
+    (``sharing >= 2``) listed, from the same work tables."""
+    if sharing < 2:
+        raise ValueError("the pair table holds the pairs sharing >= 2 tables")
     params = params or AuditParams()
     window, values = _window_sql(window_start, window_end, event)
     values.update(
@@ -425,6 +491,10 @@ def coseating_sql(
             cursor.execute(_PAIR_SQL.format(**key, **tables))
             cursor.execute("SET LOCAL enable_hashagg = on")
             cursor.execute("ANALYZE {pair}".format(**tables))
+            cursor.execute(_TABLES_SQL.format(**tables))
+            (table_count,) = cursor.fetchone()
+            cursor.execute(_SHARING_SQL.format(**tables), {"sharing": sharing})
+            sharing_players = sorted(player for (player,) in cursor.fetchall())
             cursor.execute(_HOURS_SQL.format(**tables), values)
             hour_seats: dict[int, int] = {}
             active: list[int] = []
@@ -452,7 +522,7 @@ def coseating_sql(
             )
         with connection.cursor() as cursor:
             cursor.execute(f"DROP TABLE {', '.join(tables.values())}")
-    return result
+    return CoseatingCount(result, table_count, sharing_players)
 
 
 # --- shared sessions counted in SQL (PostgreSQL) -------------------------------------------
@@ -525,6 +595,129 @@ def sessions_sql(
         cursor.execute(_SHARED_SQL.format(window=window), values)
         shared = cursor.fetchall()
     return sessions_from_graph(accounts, shared, max_degree=params.max_degree)
+
+
+# --- the players boosting can test, and the tables to load (PostgreSQL) --------------------
+
+#: The window's games left with fewer than two seats (the others voided): no tables, only
+#: sessions. Only a game with a voided seat can be one.
+_LONE_SQL = """
+    SELECT s.game_id, min(s.player_id) FROM tournaments_seat s
+    WHERE {window} AND s.game_id IN (SELECT v.game_id FROM tournaments_seat v WHERE {voided})
+    GROUP BY s.game_id HAVING count(*) < 2
+"""
+
+#: Per player at the window's tables (lone games left out), in (ended_at, game) order: the
+#: games, the summed game score, whether two or more known devices and IP ranges (IPv4 /24,
+#: IPv6 /48) appear, and the local hour of each game as one letter (``A`` + hour).
+_SUMMARY_SQL = """
+    SELECT x.id, x.external_id, y.n, y.total, y.devices, y.ranges, y.hours
+    FROM (
+        SELECT p, count(*) AS n, sum(score) AS total,
+               min(device) FILTER (WHERE device <> '')
+                   IS DISTINCT FROM max(device) FILTER (WHERE device <> '') AS devices,
+               min(r) IS DISTINCT FROM max(r) AS ranges,
+               string_agg(hr, '' ORDER BY e, g) AS hours
+        FROM (
+            SELECT s.player_id AS p, s.ended_at AS e, s.game_id AS g, s.score, s.device,
+                   network(set_masklen(s.ip, CASE family(s.ip) WHEN 4 THEN 24 ELSE 48 END))
+                       AS r,
+                   chr(65 + date_part('hour', s.ended_at AT TIME ZONE %(tz)s)::int) AS hr
+            FROM tournaments_seat s
+            WHERE {window} AND s.game_id <> ALL(%(lone)s::bigint[])
+        ) AS seats
+        GROUP BY p
+    ) AS y
+    JOIN accounts_player x ON x.id = y.p
+"""
+
+#: The seat rows (as :func:`audit_rows` returns them) of the window's games with any of
+#: ``%(players)s`` at the table, in (ended_at, game, seat) order.
+_TABLES_OF_SQL = """
+    SELECT g.record_id,
+           floor(extract(epoch from (s.ended_at AT TIME ZONE %(tz)s)) / 3600)::bigint,
+           x.external_id, s.hand_points, s.score, s.ip, s.device
+    FROM tournaments_seat s
+    JOIN tournaments_game g ON g.id = s.game_id
+    JOIN accounts_player x ON x.id = s.player_id
+    WHERE {window} AND s.game_id IN (
+        SELECT c.game_id FROM tournaments_seat c
+        WHERE {mine} AND c.player_id = ANY(%(players)s::bigint[])
+    )
+    ORDER BY s.ended_at, s.game_id, s.seat
+"""
+
+
+@dataclass(frozen=True)
+class WindowPlayers:
+    """The window's players as :func:`window_players` summarised them."""
+
+    skill: dict[str, float]
+    boosting: dict[str, int]
+    seats: int
+    players: int
+
+
+def window_players(
+    *,
+    window_start: datetime,
+    window_end: datetime,
+    event: Event | None = None,
+    params: AuditParams | None = None,
+) -> WindowPlayers:
+    """The window's skills (each player's mean game score at its tables) and the players
+    boosting can test (:func:`~integrity.domain.boosting.may_be_tested` on each player's
+    summary, read in one grouped query: :data:`_SUMMARY_SQL`), by external id with their
+    ids; and the window's seats and players, lone games included."""
+    params = params or AuditParams()
+    window, values = _window_sql(window_start, window_end, event)
+    voided = _window_sql(window_start, window_end, event, "v", voided=True)[0]
+    skill: dict[str, float] = {}
+    testable: dict[str, int] = {}
+    least = 2 * params.min_segment
+    with transaction.atomic(), _settings_kept():
+        with connection.cursor() as cursor:
+            cursor.execute("SET LOCAL jit = off")
+            cursor.execute(f"SET LOCAL work_mem = '{_WORK_MEMORY}'")
+            # The summary reads every seat of the window: read in the table's order (a
+            # bitmap or sequential scan) and sorted, not fetched one by one in player order
+            # through the (event, player, ended_at) index (3x slower on 1,000,000 seats).
+            cursor.execute("SET LOCAL enable_indexscan = off")
+            cursor.execute(_LONE_SQL.format(window=window, voided=voided), values)
+            lone = cursor.fetchall()
+        values.update(tz=TOUR_TZ.key, lone=sorted({game for game, _ in lone}))
+        seats = len(lone)
+        players = {player for _, player in lone}
+        with closing(_streamed(_SUMMARY_SQL.format(window=window), values)) as summary:
+            for player_id, player, games, total, devices, ranges, hours in summary:
+                seats += games
+                players.add(player_id)
+                skill[player] = total / games
+                if games >= least and may_be_tested(
+                    [ord(hour) - 65 for hour in hours],
+                    several_devices=devices,
+                    several_ranges=ranges,
+                    min_segment=params.min_segment,
+                    window=params.window,
+                    min_hour_shift=params.min_hour_shift,
+                ):
+                    testable[player] = player_id
+    return WindowPlayers(skill, testable, seats, len(players))
+
+
+def tables_of(
+    players: Collection[int],
+    *,
+    window_start: datetime,
+    window_end: datetime,
+    event: Event | None = None,
+) -> Generator[SeatRow, None, None]:
+    """The seat rows (:func:`audit_rows`' columns and order) of the window's games that any
+    of ``players`` (ids) sat at, streamed (:func:`_streamed`)."""
+    window, values = _window_sql(window_start, window_end, event)
+    mine = _window_sql(window_start, window_end, event, "c")[0]
+    values.update(tz=TOUR_TZ.key, players=sorted(players))
+    return _streamed(_TABLES_OF_SQL.format(window=window, mine=mine), values)
 
 
 # --- writing -------------------------------------------------------------------------------
@@ -820,37 +1013,75 @@ def _start(
 
 @dataclass(frozen=True)
 class _Counted:
-    """The detectors PostgreSQL counts, with their seconds."""
+    """What PostgreSQL counts alongside: co-seating, the window's tables, the players of the
+    pairs point flow can test (``None``: every player), and the seconds it took."""
 
     coseating: CoseatingResult
-    sessions: SessionsResult
-    seconds: dict[str, float]
+    tables: int
+    feeders: list[int] | None
+    seconds: float
 
 
 def _count_in_sql(window: Mapping[str, Any], params: AuditParams) -> _Counted:
-    """Co-seating (:func:`coseating_sql`) and shared sessions (:func:`sessions_sql`)."""
+    """Co-seating (:func:`coseating_count`).
+
+    Point flow tests the ordered pairs with ``>= min_shared_wins`` shared wins, so only the
+    pairs sharing as many tables (listed by the co-seating count when that is ``>= 2``, the
+    least its pair table holds) and the tables of their players matter to it."""
     started = time.perf_counter()
-    coseating = coseating_sql(**window, params=params)
-    counted = time.perf_counter()
-    sessions = sessions_sql(**window, params=params)
-    seconds = {"coseating": counted - started, "sessions": time.perf_counter() - counted}
-    return _Counted(coseating, sessions, seconds)
+    sharing = params.min_shared_wins
+    count = coseating_count(**window, params=params, sharing=max(2, sharing))
+    feeders = count.sharing if sharing >= 2 else None
+    return _Counted(count.coseating, count.tables, feeders, time.perf_counter() - started)
 
 
 def _count_alongside(window: Mapping[str, Any], params: AuditParams) -> _Counted:
     """:func:`_count_in_sql` on this thread's own connection, closed at the end: run by
-    :func:`audit_run` while the seats load and point flow and boosting run, so PostgreSQL
-    counts on one core while Python works on the other."""
+    :func:`audit_run` while the rest of the audit runs on its own connection."""
     try:
         return _count_in_sql(window, params)
     finally:
         connection.close()
 
 
-def _detected(counting: Future[_Counted]) -> tuple[CoseatingResult, SessionsResult]:
-    """Wait for the count; its co-seating and shared sessions."""
+def _audit_in_sql(
+    window: Mapping[str, Any], params: AuditParams, counting: Future[_Counted]
+) -> AuditOutcome:
+    """The audit on PostgreSQL (module docstring, step 2), co-seating from ``counting``.
+    The outcome equals the in-memory audit's over the whole window (tested)."""
+    seconds: dict[str, float] = {}
+    started = time.perf_counter()
+    players = window_players(**window, params=params)
+    seconds["players"] = time.perf_counter() - started
+
+    started = time.perf_counter()
+    with closing(tables_of(players.boosting.values(), **window)) as rows:
+        tables, sessions = observations(rows)
+    seconds["load"] = time.perf_counter() - started
+    started = time.perf_counter()
+    boosting = boosting_of(tables, sessions, params, skill=players.skill, players=players.boosting)
+    seconds["boosting"] = time.perf_counter() - started
+    del tables, sessions
+    started = time.perf_counter()
+    shared = sessions_sql(**window, params=params)
+    seconds["sessions"] = time.perf_counter() - started
+
     counted = counting.result()
-    return counted.coseating, counted.sessions
+    seconds["coseating"] = counted.seconds
+    started = time.perf_counter()
+    if counted.feeders is None:
+        feeders = audit_rows(**window)
+    else:
+        feeders = tables_of(counted.feeders, **window)
+    with closing(feeders) as rows:
+        tables, _ = observations(rows)
+    pointflow = detect_pointflow(tables, q=params.q, min_shared_wins=params.min_shared_wins)
+    seconds["pointflow"] = time.perf_counter() - started
+
+    found = Found(counted.coseating, pointflow, shared, boosting)
+    return outcome(
+        found, tables=counted.tables, seats=players.seats, players=players.players, seconds=seconds
+    )
 
 
 def _counted_here(window: Mapping[str, Any], params: AuditParams) -> Future[_Counted]:
@@ -900,31 +1131,27 @@ def audit_run(
                 counting = _counted_here(window, detector_params)
             elif postgres:
                 counting = pool.submit(_count_alongside, window, detector_params)
-            loading = time.perf_counter()
-            # Closed here even if reading stops early: a stream left to the garbage collector
-            # would keep the connection busy until then.
-            with closing(audit_rows(**window)) as seat_rows:
-                tables, sessions = observations(seat_rows)
-            seconds["load"] = time.perf_counter() - loading
-            outcome = audit(
-                tables,
-                sessions,
-                detector_params,
-                counted=None if counting is None else partial(_detected, counting),
-            )
-            del tables, sessions
-        if counting is not None:
-            seconds.update(counting.result().seconds)
-        seconds.update(outcome.seconds)
+            if counting is not None:
+                found = _audit_in_sql(window, detector_params, counting)
+            else:
+                loading = time.perf_counter()
+                # Closed here even if reading stops early: a stream left to the garbage
+                # collector would keep the connection busy until then.
+                with closing(audit_rows(**window)) as seat_rows:
+                    tables, sessions = observations(seat_rows)
+                seconds["load"] = time.perf_counter() - loading
+                found = audit(tables, sessions, detector_params)
+                del tables, sessions
+        seconds.update(found.seconds)
         writing = time.perf_counter()
         with transaction.atomic():
             run = AuditRun.objects.select_for_update().get(pk=run.pk)
             Flag.objects.filter(run=run).delete()
-            rows, written = _write_flags(run, outcome)
-            counts = _write_cases(run, outcome.triage.cases, rows)
+            rows, written = _write_flags(run, found)
+            counts = _write_cases(run, found.triage.cases, rows)
             seconds["write"] = time.perf_counter() - writing
             seconds["total"] = time.perf_counter() - started
-            run.stats = {**_stats(outcome, seconds), "cases": counts, "flag_rows": written}
+            run.stats = {**_stats(found, seconds), "cases": counts, "flag_rows": written}
             run.status, run.finished_at = AuditRun.Status.COMPLETED, timezone.now()
             run.save(update_fields=["stats", "status", "finished_at"])
     except Exception as exc:

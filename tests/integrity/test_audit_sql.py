@@ -11,9 +11,10 @@ from typing import Any
 
 import pytest
 from django.db import connection, transaction
+from django.db.models import Count, F
 from psycopg import pq
 
-from integrity.domain.audit import AuditParams, observations
+from integrity.domain.audit import AuditParams, audit, observations
 from integrity.domain.coseating import detect_coseating
 from integrity.domain.sessions import detect_sessions
 from integrity.models import AuditRun, Flag
@@ -218,6 +219,73 @@ def test_window_sessions_without_voided_seats_equal_python_sessions(
     assert sql == python
     assert all(voided not in cluster.players for cluster in sql.clusters)
     assert sql.links
+
+
+def _boosted(simulated: tuple[Season, Event], *, lone: bool) -> str:
+    """A booster planted in the week's busiest player: the second half of the week played on
+    a new device and 100 points a game better. With ``lone``, three of its first games are
+    left with its seat only (the others voided): lone games, which are no tables, so they
+    must not enter its series or its skill."""
+    _, event = simulated
+    busiest = (
+        Seat.objects.filter(event=event)
+        .values("player__external_id")
+        .annotate(games=Count("pk"))
+        .order_by("-games", "player__external_id")
+        .first()
+    )
+    assert busiest is not None
+    booster: str = busiest["player__external_id"]
+    seats = Seat.objects.filter(player__external_id=booster, event=event).order_by("ended_at")
+    games = list(seats.values_list("game_id", flat=True))
+    later = Seat.objects.filter(pk__in=seats[len(games) // 2 :].values("pk"))
+    later.update(device="d-boosted", score=F("score") + 100)
+    if lone:
+        Seat.objects.filter(game_id__in=games[3:6]).exclude(player__external_id=booster).update(
+            voided=True
+        )
+    return booster
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        AuditParams(),
+        AuditParams(q=0.5, min_shared_wins=2, min_segment=5, window=5, min_hour_shift=3.0),
+        AuditParams(q=0.5, min_shared_wins=1, min_segment=8, window=12),
+    ],
+)
+@pytest.mark.parametrize("lone", [False, True], ids=["all tables", "lone games"])
+def test_the_database_audit_finds_what_the_in_memory_audit_finds(
+    simulated: tuple[Season, Event], params: AuditParams, lone: bool
+) -> None:
+    _, event = simulated
+    booster = _boosted(simulated, lone=lone)
+    window: dict[str, Any] = {
+        "window_start": event.starts_at,
+        "window_end": event.ends_at,
+        "event": event,
+    }
+    tables, sessions = observations(audit_rows(**window))
+    memory = audit(tables, sessions, params)
+
+    players = audits.window_players(**window, params=params)
+    sql = audits._audit_in_sql(window, params, audits._counted_here(window, params))
+
+    assert sql.flags == memory.flags
+    assert (sql.coseating, sql.pointflow, sql.sessions, sql.boosting) == (
+        memory.coseating,
+        memory.pointflow,
+        memory.sessions,
+        memory.boosting,
+    )
+    assert (sql.tables, sql.seats, sql.players) == (memory.tables, memory.seats, memory.players)
+    assert memory.pointflow.flags
+    assert booster in {flag.player for flag in memory.boosting.flags}
+    # Boosting loaded the tables of some players only, the flagged ones among them.
+    assert memory.boosting.family_size <= len(players.boosting) < memory.players
+    assert {flag.player for flag in memory.boosting.flags} <= set(players.boosting)
+    assert Seat.objects.filter(event=event, voided=True).count() == (9 if lone else 0)
 
 
 def _flag_rows(run_pk: int) -> list[tuple[str, tuple[str, ...], float | None, float | None]]:

@@ -3,11 +3,6 @@ skill model behind the boosting residuals, stable flag references, one audit end
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-import pytest
-
-from integrity.domain import audit as audit_module
 from integrity.domain.audit import (
     AuditParams,
     SeatRow,
@@ -16,9 +11,8 @@ from integrity.domain.audit import (
     observations,
     skill_expectation,
 )
-from integrity.domain.coseating import CoseatingResult
 from integrity.domain.data import SessionObs, TableObs
-from integrity.domain.sessions import SameTableLink, SessionsResult
+from integrity.domain.sessions import SameTableLink
 
 from .sim import honest_tables, seat_together
 
@@ -117,37 +111,3 @@ def test_one_audit_over_a_farm() -> None:
     assert case.families == ("coseating", "sessions")
     assert (outcome.tables, outcome.seats) == (len(tables), len(sessions))
     assert set(outcome.seconds) == {"coseating", "pointflow", "sessions", "boosting", "cases"}
-
-
-def test_counted_elsewhere_is_asked_for_once_point_flow_and_boosting_have_run(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    tables = seat_together(honest_tables(3), ("p0007", "p0011"), range(0, 1200, 40))
-    sessions = [SessionObs(t.game_id, p, "", f"d-{p}", t.hour) for t in tables for p in t.players]
-    in_memory = audit(tables, sessions, AuditParams())
-    steps: list[str] = []
-
-    def logged(name: str) -> Callable[..., object]:
-        detector = getattr(audit_module, name)
-
-        def run(*args: object, **kwargs: object) -> object:
-            steps.append(name)
-            return detector(*args, **kwargs)
-
-        return run
-
-    for name in ("detect_pointflow", "detect_boosting", "detect_coseating", "detect_sessions"):
-        monkeypatch.setattr(audit_module, name, logged(name))
-
-    def counted() -> tuple[CoseatingResult, SessionsResult]:
-        steps.append("counted")
-        return in_memory.coseating, in_memory.sessions
-
-    outcome = audit(tables, sessions, AuditParams(), counted=counted)
-
-    assert steps == ["detect_pointflow", "detect_boosting", "counted"]
-    assert outcome.coseating is in_memory.coseating
-    assert outcome.sessions is in_memory.sessions
-    assert outcome.flags == in_memory.flags
-    assert outcome.triage == in_memory.triage
-    assert set(outcome.seconds) == {"pointflow", "boosting", "cases"}

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from integrity.domain.boosting import VERSION, detect_boosting, residual_series
+from integrity.domain.boosting import VERSION, detect_boosting, may_be_tested, residual_series
 from integrity.domain.data import SessionObs, TableObs
 from integrity.domain.stats import normal_sf
 
@@ -238,3 +238,56 @@ def test_injected_boosters_are_found_with_exact_ranks() -> None:
         assert abs(flag.change_index - 60) <= 4
         assert flag.kinds == ("device", "ip_range")
         assert flag.shift > 0
+
+
+def test_may_be_tested_needs_the_games_and_a_possible_change() -> None:
+    evening, morning = [20] * 20, [20] * 10 + [8] * 10
+    assert not may_be_tested(morning[:19], several_devices=True, several_ranges=True)
+    assert not may_be_tested(evening, several_devices=False, several_ranges=False)
+    assert may_be_tested(evening, several_devices=True, several_ranges=False)
+    assert may_be_tested(evening, several_devices=False, several_ranges=True)
+    assert may_be_tested(morning, several_devices=False, several_ranges=False)
+    # A shift of 5 hours is below the default 6; with a 5-hour minimum it counts.
+    shifted = [20] * 10 + [15] * 10
+    assert not may_be_tested(shifted, several_devices=False, several_ranges=False)
+    assert may_be_tested(shifted, several_devices=False, several_ranges=False, min_hour_shift=5)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_may_be_tested_holds_for_every_player_the_detector_tests(seed: int) -> None:
+    """On random series (2 devices, 2 ranges, hours spread or kept), every player
+    :func:`detect_boosting` tests passes :func:`may_be_tested`; with one device and one
+    range, exactly those."""
+    rng = random.Random(seed)
+    residuals: dict[str, Series] = {}
+    sessions: list[SessionObs] = []
+    summaries: dict[str, tuple[list[int], bool, bool]] = {}
+    for k in range(400):
+        player, n = f"acc{k}", rng.randrange(15, 45)
+        spread = rng.choice([2, 6, 24])
+        start = rng.randrange(24)
+        hours = [(start + rng.randrange(spread)) % 24 for _ in range(n)]
+        if rng.random() < 0.3:
+            cut = rng.randrange(n)
+            hours = hours[:cut] + [(h + 12) % 24 for h in hours[cut:]]
+        devices = [rng.choice(["d1", "d1", "d1", "d2"]) if k % 3 == 0 else "d1" for _ in range(n)]
+        ips = [rng.choice(["10.0.0.1", "10.0.1.1"]) if k % 5 == 0 else "10.0.0.1" for _ in range(n)]
+        residuals[player] = series_of(player, [rng.gauss(0, 1) for _ in range(n)])
+        sessions += sessions_for(player, n, devices=devices, ips=ips, local_hours=hours)
+        summaries[player] = (hours, len(set(devices)) > 1, len(set(ips)) > 1)
+
+    tested = {
+        player
+        for player in residuals
+        if detect_boosting({player: residuals[player]}, sessions, q=0.5).family_size
+    }
+    kept = {
+        player
+        for player, (hours, devices, ranges) in summaries.items()
+        if may_be_tested(hours, several_devices=devices, several_ranges=ranges)
+    }
+    plain = {player for player, (_, devices, ranges) in summaries.items() if not devices | ranges}
+
+    assert tested <= kept
+    assert tested & plain == kept & plain
+    assert 0 < len(tested & plain) < len(plain)
