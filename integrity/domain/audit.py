@@ -11,12 +11,13 @@ the in-memory measurement on simulated seasons (``manage.py integrity_report`` f
   :class:`~integrity.domain.data.TableObs` per game and one
   :class:`~integrity.domain.data.SessionObs` per seat. A game's winners are the seats with
   the highest game score (ties included; every scoring of SPEC ยง3 is "higher is better").
-* :func:`skills` and :func:`expectation` are the simple skill model the boosting residuals
-  need: a player's skill is their mean game score in the window, and the score expected at
-  a table is the player's skill minus the mean skill of the others at it (tour scores are
-  close to zero-sum, so beating stronger opponents is worth more than beating weaker ones).
-* :func:`boosting_of` runs boosting over some tables with the window's skills, for some
-  players: the database audit loads only the tables of the players boosting can test.
+* :func:`skill_expectation` is the simple skill model the boosting residuals need: a
+  player's skill is their mean game score in the window, and the score expected at a table
+  is the player's skill minus the mean skill of the others at it (tour scores are close to
+  zero-sum, so beating stronger opponents is worth more than beating weaker ones).
+  :func:`seat_residuals` gives the same residuals from the seats of some players only,
+  with the window's skills: the database audit reads only the seats of the players
+  boosting can test.
 * :func:`audit` runs co-seating, point flow, shared sessions (clusters and same-table
   links) and boosting over a whole window with the parameters of :class:`AuditParams`;
   :func:`outcome` gathers four detectors' results, however they were computed (the database
@@ -31,7 +32,7 @@ same data: ``coseating:a|b``, ``pointflow:feeder>beneficiary``, ``sessions:a|b|โ
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Container, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 
@@ -53,15 +54,14 @@ __all__ = [
     "AuditParams",
     "DetectorFlag",
     "Found",
+    "PlayerSeat",
     "SeatRow",
     "audit",
-    "boosting_of",
-    "expectation",
     "flag_ref",
     "observations",
     "outcome",
+    "seat_residuals",
     "skill_expectation",
-    "skills",
 ]
 
 #: A seat row: game id, hour bucket of the game's end, player, hand points, game score,
@@ -149,8 +149,15 @@ def observations(rows: Iterable[SeatRow]) -> tuple[list[TableObs], list[SessionO
     return tables, sessions
 
 
-def skills(tables: Iterable[TableObs]) -> dict[str, float]:
-    """Each player's skill: their mean game score over the tables."""
+def _expected(skills: Sequence[float], seat: int) -> float:
+    """The expected score of ``seat``: its player's skill minus the mean of the other
+    players' skills at the table (see the module docstring)."""
+    return skills[seat] - sum([*skills[:seat], *skills[seat + 1 :]]) / (len(skills) - 1)
+
+
+def skill_expectation(tables: Iterable[TableObs]) -> Callable[[TableObs], list[float]]:
+    """The expected score of each seat of a table, with the skills of these tables (each
+    player's mean game score over them)."""
     totals: dict[str, int] = {}
     counts: dict[str, int] = {}
     for table in tables:
@@ -160,54 +167,40 @@ def skills(tables: Iterable[TableObs]) -> dict[str, float]:
                 counts[player] += 1
             else:
                 totals[player], counts[player] = score, 1
-    return {player: totals[player] / counts[player] for player in totals}
-
-
-def expectation(skill: Mapping[str, float]) -> Callable[[TableObs], list[float]]:
-    """The expected score of each seat of a table: the player's skill minus the mean of the
-    other players' skills at that table (see the module docstring)."""
+    skill = {player: totals[player] / counts[player] for player in totals}
 
     def expected(table: TableObs) -> list[float]:
         skills = [skill[p] for p in table.players]
-        others = len(skills) - 1
-        return [
-            own - sum(skills[:seat] + skills[seat + 1 :]) / others
-            for seat, own in enumerate(skills)
-        ]
+        return [_expected(skills, seat) for seat in range(len(skills))]
 
     return expected
 
 
-def skill_expectation(tables: Iterable[TableObs]) -> Callable[[TableObs], list[float]]:
-    """:func:`expectation` with the skills of these tables."""
-    return expectation(skills(tables))
+#: A seat of a player boosting tests, as the database audit reads it: game id, hour bucket,
+#: player, game score, ip, device, and the table's players in seat order as keys of the
+#: window's skills, with the player's own key.
+PlayerSeat = tuple[str, int, str, int, str | None, str | None, Sequence[int], int]
 
 
-def boosting_of(
-    tables: Iterable[TableObs],
-    sessions: Iterable[SessionObs],
-    params: AuditParams,
-    *,
-    skill: Mapping[str, float] | None = None,
-    players: Container[str] | None = None,
-) -> BoostingResult:
-    """Boosting over these tables and sessions, the residuals from ``skill`` (default: the
-    skills of these tables). With ``players``, only their series are tested: the database
-    audit gives the window's skills, the tables of the players :func:`~integrity.domain.
-    boosting.may_be_tested` keeps, and those players (the others at their tables have
-    partial series here)."""
-    tables = list(tables)
-    residuals = residual_series(tables, expectation(skills(tables) if skill is None else skill))
-    if players is not None:
-        residuals = {player: series for player, series in residuals.items() if player in players}
-    return detect_boosting(
-        residuals,
-        sessions,
-        q=params.q,
-        min_segment=params.min_segment,
-        window=params.window,
-        min_hour_shift=params.min_hour_shift,
-    )
+def seat_residuals(
+    seats: Iterable[PlayerSeat], skill: Mapping[int, float]
+) -> tuple[dict[str, list[tuple[str, float]]], list[SessionObs]]:
+    """Per player, ``(game id, score - expected)`` in the order of ``seats`` (give each
+    player's seats in play order), and the seats' sessions: what
+    :func:`~integrity.domain.boosting.residual_series` and :func:`observations` give for
+    those players from their whole tables, with ``skill`` the window's skills."""
+    residuals: dict[str, list[tuple[str, float]]] = {}
+    sessions: list[SessionObs] = []
+    series: list[tuple[str, float]] = []
+    current: str | None = None
+    for game_id, hour, player, score, ip, device, table, key in seats:
+        if player != current:
+            current = player
+            series = residuals.setdefault(player, [])
+        skills = [skill[k] for k in table]
+        series.append((game_id, score - _expected(skills, table.index(key))))
+        sessions.append(_session((game_id, player, ip or "", device or "", hour)))
+    return residuals, sessions
 
 
 def flag_ref(flag: DetectorFlag) -> str:
@@ -238,7 +231,14 @@ def audit(
     seconds["pointflow"] = time.perf_counter() - started
 
     started = time.perf_counter()
-    boosting = boosting_of(tables, sessions, params)
+    boosting = detect_boosting(
+        residual_series(tables, skill_expectation(tables)),
+        sessions,
+        q=params.q,
+        min_segment=params.min_segment,
+        window=params.window,
+        min_hour_shift=params.min_hour_shift,
+    )
     seconds["boosting"] = time.perf_counter() - started
 
     started = time.perf_counter()

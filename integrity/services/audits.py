@@ -15,8 +15,9 @@ flags ... flags on related players group into cases").
    * the window's players are summarised in one grouped query (:func:`window_players`):
      the skills, and the players boosting can test
      (:func:`~integrity.domain.boosting.may_be_tested`, a few percent of them);
-   * the tables of those players are loaded (:func:`tables_of`) and boosting runs on them
-     with the window's skills (:func:`~integrity.domain.audit.boosting_of`);
+   * the seats of those players are read, each with its table's players (:func:`seats_of`),
+     their residuals computed with the window's skills
+     (:func:`~integrity.domain.audit.seat_residuals`), and boosting runs on them;
    * shared sessions are grouped in SQL (:func:`sessions_sql`: only identifiers on two or
      more accounts come to Python);
    * once co-seating is counted, the tables of the players point flow can test are loaded
@@ -75,13 +76,14 @@ from integrity.domain.audit import (
     AuditParams,
     DetectorFlag,
     Found,
+    PlayerSeat,
     SeatRow,
     audit,
-    boosting_of,
     observations,
     outcome,
+    seat_residuals,
 )
-from integrity.domain.boosting import BoostFlag, may_be_tested
+from integrity.domain.boosting import BoostFlag, detect_boosting, may_be_tested
 from integrity.domain.cases import NEAR_CONCLUSIVE_SCORE, CaseProposal
 from integrity.domain.coseating import (
     DEFAULT_EXACT_FAMILY_CAP,
@@ -529,40 +531,44 @@ def coseating_count(
 
 #: Each identifier used by two or more accounts in the window's seats (as :func:`audit_rows`
 #: selects them), with those accounts; an address as PostgreSQL prints it (``host``), the
-#: text the seat rows carry. Distinct (identifier, account) pairs first: a hash aggregate
-#: over the seats into about as many rows as accounts.
+#: text the seat rows carry. The distinct (device, address, account) triples first, in one
+#: read of the seats: a hash aggregate into about as many rows as accounts.
 _IDENTIFIERS_SQL = """
+    WITH seen AS MATERIALIZED (
+        SELECT DISTINCT s.device, s.ip, s.player_id AS p FROM tournaments_seat s
+        WHERE {window}
+    )
     SELECT d.kind, d.v, ARRAY(SELECT x.external_id FROM accounts_player x WHERE x.id = ANY(d.ps))
     FROM (
         SELECT 'device' AS kind, v, array_agg(p) AS ps
-        FROM (
-            SELECT DISTINCT s.device AS v, s.player_id AS p FROM tournaments_seat s
-            WHERE {window} AND s.device <> ''
-        ) AS seen
+        FROM (SELECT DISTINCT device AS v, p FROM seen WHERE device <> '') AS used
         GROUP BY v HAVING count(*) >= 2
         UNION ALL
         SELECT 'ip', host(v), array_agg(p)
-        FROM (
-            SELECT DISTINCT s.ip AS v, s.player_id AS p FROM tournaments_seat s
-            WHERE {window} AND s.ip IS NOT NULL
-        ) AS seen
+        FROM (SELECT DISTINCT ip AS v, p FROM seen WHERE ip IS NOT NULL) AS used
         GROUP BY v HAVING count(*) >= 2
     ) AS d
 """
 
 #: Each (game, identifier) used by two or more accounts of that game, with those accounts:
-#: only the identifiers of :data:`_IDENTIFIERS_SQL` (``devices``, ``ips``) can be.
+#: only the identifiers of :data:`_IDENTIFIERS_SQL` (``devices``, ``ips``) can be. The seats
+#: holding one of them are read once.
 _SHARED_SQL = """
+    WITH held AS MATERIALIZED (
+        SELECT s.game_id AS g, s.player_id AS p, s.device, s.ip FROM tournaments_seat s
+        WHERE {window}
+            AND (s.device = ANY(%(devices)s::text[]) OR s.ip = ANY(%(ips)s::inet[]))
+    )
     SELECT g.record_id, d.kind, d.v,
            ARRAY(SELECT x.external_id FROM accounts_player x WHERE x.id = ANY(d.ps))
     FROM (
-        SELECT s.game_id AS g, 'device' AS kind, s.device AS v, array_agg(s.player_id) AS ps
-        FROM tournaments_seat s WHERE {window} AND s.device = ANY(%(devices)s::text[])
-        GROUP BY s.game_id, s.device HAVING min(s.player_id) <> max(s.player_id)
+        SELECT g, 'device' AS kind, device AS v, array_agg(p) AS ps
+        FROM held WHERE device = ANY(%(devices)s::text[])
+        GROUP BY g, device HAVING min(p) <> max(p)
         UNION ALL
-        SELECT s.game_id, 'ip', host(s.ip), array_agg(s.player_id)
-        FROM tournaments_seat s WHERE {window} AND s.ip = ANY(%(ips)s::inet[])
-        GROUP BY s.game_id, s.ip HAVING min(s.player_id) <> max(s.player_id)
+        SELECT g, 'ip', host(ip), array_agg(p)
+        FROM held WHERE ip = ANY(%(ips)s::inet[])
+        GROUP BY g, ip HAVING min(p) <> max(p)
     ) AS d
     JOIN tournaments_game g ON g.id = d.g
 """
@@ -611,24 +617,19 @@ _LONE_SQL = """
 #: games, the summed game score, whether two or more known devices and IP ranges (IPv4 /24,
 #: IPv6 /48) appear, and the local hour of each game as one letter (``A`` + hour).
 _SUMMARY_SQL = """
-    SELECT x.id, x.external_id, y.n, y.total, y.devices, y.ranges, y.hours
+    SELECT p, count(*) AS n, sum(score) AS total,
+           min(device) FILTER (WHERE device <> '')
+               IS DISTINCT FROM max(device) FILTER (WHERE device <> '') AS devices,
+           min(r) IS DISTINCT FROM max(r) AS ranges,
+           string_agg(hr, '' ORDER BY e, g) AS hours
     FROM (
-        SELECT p, count(*) AS n, sum(score) AS total,
-               min(device) FILTER (WHERE device <> '')
-                   IS DISTINCT FROM max(device) FILTER (WHERE device <> '') AS devices,
-               min(r) IS DISTINCT FROM max(r) AS ranges,
-               string_agg(hr, '' ORDER BY e, g) AS hours
-        FROM (
-            SELECT s.player_id AS p, s.ended_at AS e, s.game_id AS g, s.score, s.device,
-                   network(set_masklen(s.ip, CASE family(s.ip) WHEN 4 THEN 24 ELSE 48 END))
-                       AS r,
-                   chr(65 + date_part('hour', s.ended_at AT TIME ZONE %(tz)s)::int) AS hr
-            FROM tournaments_seat s
-            WHERE {window} AND s.game_id <> ALL(%(lone)s::bigint[])
-        ) AS seats
-        GROUP BY p
-    ) AS y
-    JOIN accounts_player x ON x.id = y.p
+        SELECT s.player_id AS p, s.ended_at AS e, s.game_id AS g, s.score, s.device,
+               network(set_masklen(s.ip, CASE family(s.ip) WHEN 4 THEN 24 ELSE 48 END)) AS r,
+               chr(65 + date_part('hour', s.ended_at AT TIME ZONE %(tz)s)::int) AS hr
+        FROM tournaments_seat s
+        WHERE {window} AND s.game_id <> ALL(%(lone)s::bigint[])
+    ) AS seats
+    GROUP BY p
 """
 
 #: The seat rows (as :func:`audit_rows` returns them) of the window's games with any of
@@ -647,13 +648,36 @@ _TABLES_OF_SQL = """
     ORDER BY s.ended_at, s.game_id, s.seat
 """
 
+#: The seats of ``%(players)s`` at the window's tables as
+#: :data:`~integrity.domain.audit.PlayerSeat` rows, each player's in (ended_at, game) order:
+#: with the ids of the table's players in seat order (the window's seats of the game).
+_SEATS_OF_SQL = """
+    SELECT g.record_id,
+           floor(extract(epoch from (s.ended_at AT TIME ZONE %(tz)s)) / 3600)::bigint,
+           x.external_id, s.score, s.ip, s.device,
+           ARRAY(
+               SELECT o.player_id FROM tournaments_seat o
+               WHERE o.game_id = s.game_id AND NOT o.voided ORDER BY o.seat
+           ),
+           s.player_id
+    FROM tournaments_seat s
+    JOIN tournaments_game g ON g.id = s.game_id
+    JOIN accounts_player x ON x.id = s.player_id
+    WHERE {window} AND s.player_id = ANY(%(players)s::bigint[])
+        AND s.game_id <> ALL(%(lone)s::bigint[])
+    ORDER BY s.player_id, s.ended_at, s.game_id
+"""
+
 
 @dataclass(frozen=True)
 class WindowPlayers:
-    """The window's players as :func:`window_players` summarised them."""
+    """The window's players as :func:`window_players` summarised them: the skills by player
+    id, the ids of the players boosting can test, the games of lone games left out by
+    every table read, and the window's seats and players (lone games included)."""
 
-    skill: dict[str, float]
-    boosting: dict[str, int]
+    skill: dict[int, float]
+    boosting: list[int]
+    lone: list[int]
     seats: int
     players: int
 
@@ -667,13 +691,12 @@ def window_players(
 ) -> WindowPlayers:
     """The window's skills (each player's mean game score at its tables) and the players
     boosting can test (:func:`~integrity.domain.boosting.may_be_tested` on each player's
-    summary, read in one grouped query: :data:`_SUMMARY_SQL`), by external id with their
-    ids; and the window's seats and players, lone games included."""
+    summary), read in one grouped query (:data:`_SUMMARY_SQL`)."""
     params = params or AuditParams()
     window, values = _window_sql(window_start, window_end, event)
     voided = _window_sql(window_start, window_end, event, "v", voided=True)[0]
-    skill: dict[str, float] = {}
-    testable: dict[str, int] = {}
+    skill: dict[int, float] = {}
+    testable: list[int] = []
     least = 2 * params.min_segment
     with transaction.atomic(), _settings_kept():
         with connection.cursor() as cursor:
@@ -685,13 +708,14 @@ def window_players(
             cursor.execute("SET LOCAL enable_indexscan = off")
             cursor.execute(_LONE_SQL.format(window=window, voided=voided), values)
             lone = cursor.fetchall()
-        values.update(tz=TOUR_TZ.key, lone=sorted({game for game, _ in lone}))
+        lone_games = sorted({game for game, _ in lone})
+        values.update(tz=TOUR_TZ.key, lone=lone_games)
         seats = len(lone)
         players = {player for _, player in lone}
         with closing(_streamed(_SUMMARY_SQL.format(window=window), values)) as summary:
-            for player_id, player, games, total, devices, ranges, hours in summary:
+            for player, games, total, devices, ranges, hours in summary:
                 seats += games
-                players.add(player_id)
+                players.add(player)
                 skill[player] = total / games
                 if games >= least and may_be_tested(
                     [ord(hour) - 65 for hour in hours],
@@ -701,8 +725,18 @@ def window_players(
                     window=params.window,
                     min_hour_shift=params.min_hour_shift,
                 ):
-                    testable[player] = player_id
-    return WindowPlayers(skill, testable, seats, len(players))
+                    testable.append(player)
+    return WindowPlayers(skill, testable, lone_games, seats, len(players))
+
+
+def seats_of(
+    players: WindowPlayers, *, window_start: datetime, window_end: datetime, event: Event | None
+) -> Generator[PlayerSeat, None, None]:
+    """The :data:`~integrity.domain.audit.PlayerSeat` rows of the players boosting can test,
+    each player's in play order, streamed (:func:`_streamed`)."""
+    window, values = _window_sql(window_start, window_end, event)
+    values.update(tz=TOUR_TZ.key, players=players.boosting, lone=players.lone)
+    return _streamed(_SEATS_OF_SQL.format(window=window), values)
 
 
 def tables_of(
@@ -1055,13 +1089,20 @@ def _audit_in_sql(
     seconds["players"] = time.perf_counter() - started
 
     started = time.perf_counter()
-    with closing(tables_of(players.boosting.values(), **window)) as rows:
-        tables, sessions = observations(rows)
+    with closing(seats_of(players, **window)) as rows:
+        residuals, sessions = seat_residuals(rows, players.skill)
     seconds["load"] = time.perf_counter() - started
     started = time.perf_counter()
-    boosting = boosting_of(tables, sessions, params, skill=players.skill, players=players.boosting)
+    boosting = detect_boosting(
+        residuals,
+        sessions,
+        q=params.q,
+        min_segment=params.min_segment,
+        window=params.window,
+        min_hour_shift=params.min_hour_shift,
+    )
     seconds["boosting"] = time.perf_counter() - started
-    del tables, sessions
+    del residuals, sessions
     started = time.perf_counter()
     shared = sessions_sql(**window, params=params)
     seconds["sessions"] = time.perf_counter() - started
