@@ -101,6 +101,16 @@ class AuditOutcome:
     seconds: dict[str, float] = field(default_factory=dict)
 
 
+@dataclass(frozen=True, slots=True)
+class Found:
+    """The four detectors' results over one window."""
+
+    coseating: CoseatingResult
+    pointflow: PointflowResult
+    sessions: SessionsResult
+    boosting: BoostingResult
+
+
 #: A :class:`SessionObs` from its five fields, without the named tuple's argument handling.
 _session = partial(tuple.__new__, SessionObs)
 
@@ -260,16 +270,6 @@ def audit(
         players=len({obs.player for obs in sessions}),
         seconds=seconds,
     )
-
-
-@dataclass(frozen=True, slots=True)
-class Found:
-    """The four detectors' results over one window."""
-
-    coseating: CoseatingResult
-    pointflow: PointflowResult
-    sessions: SessionsResult
-    boosting: BoostingResult
 
 
 def outcome(

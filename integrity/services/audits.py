@@ -199,8 +199,9 @@ def _streamed(
 
 # --- co-seating counted in SQL (PostgreSQL) -------------------------------------------------
 
-#: The seats :func:`audit_rows` selects, as a condition on ``tournaments_seat s`` (``{events}``:
-#: :data:`_EVENT` or :data:`_OVERLAPPING`).
+#: The seats :func:`audit_rows` selects, as a condition on the ``tournaments_seat`` rows named
+#: ``{s}`` (``{voided}``: ``NOT {s}.voided``; ``{events}``: :data:`_EVENT` or
+#: :data:`_OVERLAPPING`).
 _WINDOW_SEATS = """
     {s}.ended_at >= %(start)s AND {s}.ended_at <= %(end)s AND {voided}
     AND {s}.event_id IN ({events})
@@ -356,8 +357,8 @@ _PAIRS_SQL = """
 """
 
 
-#: Settings :func:`coseating_sql` and :func:`sessions_sql` change with ``SET LOCAL``; their
-#: values are restored at the end (:func:`_settings_kept`).
+#: Settings :func:`coseating_count`, :func:`sessions_sql` and :func:`window_players` change
+#: with ``SET LOCAL``; their values are restored at the end (:func:`_settings_kept`).
 _SETTINGS = ("jit", "default_statistics_target", "work_mem", "enable_hashagg", "enable_indexscan")
 _SAVE_SQL = "SELECT " + ", ".join(f"current_setting('{name}')" for name in _SETTINGS)
 _RESTORE_SQL = "SELECT " + ", ".join("set_config(%s, %s, true)" for _ in _SETTINGS)
