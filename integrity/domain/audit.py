@@ -57,6 +57,7 @@ __all__ = [
     "PlayerSeat",
     "SeatRow",
     "audit",
+    "boosting_of",
     "flag_ref",
     "observations",
     "outcome",
@@ -213,6 +214,22 @@ def seat_residuals(
     return residuals, sessions
 
 
+def boosting_of(
+    residuals: Mapping[str, Sequence[tuple[str, float]]],
+    sessions: Iterable[SessionObs],
+    params: AuditParams,
+) -> BoostingResult:
+    """Boosting over these residual series and sessions with the audit's parameters."""
+    return detect_boosting(
+        residuals,
+        sessions,
+        q=params.q,
+        min_segment=params.min_segment,
+        window=params.window,
+        min_hour_shift=params.min_hour_shift,
+    )
+
+
 def flag_ref(flag: DetectorFlag) -> str:
     """The stable reference of a detector's flag (see the module docstring)."""
     if isinstance(flag, PairFlag):
@@ -241,14 +258,7 @@ def audit(
     seconds["pointflow"] = time.perf_counter() - started
 
     started = time.perf_counter()
-    boosting = detect_boosting(
-        residual_series(tables, skill_expectation(tables)),
-        sessions,
-        q=params.q,
-        min_segment=params.min_segment,
-        window=params.window,
-        min_hour_shift=params.min_hour_shift,
-    )
+    boosting = boosting_of(residual_series(tables, skill_expectation(tables)), sessions, params)
     seconds["boosting"] = time.perf_counter() - started
 
     started = time.perf_counter()

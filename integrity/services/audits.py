@@ -79,11 +79,12 @@ from integrity.domain.audit import (
     PlayerSeat,
     SeatRow,
     audit,
+    boosting_of,
     observations,
     outcome,
     seat_residuals,
 )
-from integrity.domain.boosting import BoostFlag, detect_boosting, may_be_tested
+from integrity.domain.boosting import BoostFlag, may_be_tested
 from integrity.domain.cases import NEAR_CONCLUSIVE_SCORE, CaseProposal
 from integrity.domain.coseating import (
     DEFAULT_EXACT_FAMILY_CAP,
@@ -1094,14 +1095,7 @@ def _audit_in_sql(
         residuals, sessions = seat_residuals(rows, players.skill)
     seconds["load"] = time.perf_counter() - started
     started = time.perf_counter()
-    boosting = detect_boosting(
-        residuals,
-        sessions,
-        q=params.q,
-        min_segment=params.min_segment,
-        window=params.window,
-        min_hour_shift=params.min_hour_shift,
-    )
+    boosting = boosting_of(residuals, sessions, params)
     seconds["boosting"] = time.perf_counter() - started
     del residuals, sessions
     started = time.perf_counter()
