@@ -1,8 +1,9 @@
 """Co-seating and shared sessions counted in SQL (PostgreSQL) equal the same detectors in
 Python on the same window (co-seating: the same flags — p, q, expected, games, hours —
-family size and tested pairs); outside a transaction the audit counts them on a second
-connection while it reads the seats, and a read that stops early leaves the connection
-and a caller's transaction usable."""
+family size and tested pairs), and the whole database audit, which reads only what point
+flow and boosting can test, equals the in-memory audit; outside a transaction the audit
+counts co-seating on a second connection, and a read that stops early leaves the
+connection and a caller's transaction usable."""
 
 import contextlib
 import threading
