@@ -6,10 +6,12 @@ event are generated in SQL (``generate_series``; players by COPY), not ingested:
 play, ~30 games per player, four distinct random players per game, each player on their own
 address and device. Then, for each size, in the same run:
 
-* **service** — the co-seating audit as ``audit_run`` does it on PostgreSQL:
-  :func:`integrity.services.audits.coseating_sql` (games as player arrays, per-(player,
-  hour) counts and the pairs sharing ``>= 2`` tables in unlogged work tables, the family size
-  there too, only the candidate pairs streamed to Python for their p-values and BH);
+* **service** — the co-seating audit on its own: :func:`integrity.services.audits.coseating_sql`
+  (the window's summary, which gives the eligible players per hour; then games as player
+  arrays and the pairs sharing ``>= 2`` tables in unlogged work tables, the family size, the
+  candidates' per-(player, hour) counts, only the candidate pairs streamed to Python for
+  their p-values and BH). Inside the whole audit the summary is shared, read on the other
+  connection while the games and pairs are counted;
 * **baseline** — ``CREATE TEMP TABLE … AS SELECT a.player_id, b.player_id, count(*) FROM
   seat a JOIN seat b ON a.game_id = b.game_id AND a.player_id < b.player_id GROUP BY 1, 2``
   over the same rows: the least any pair count must do, kept server-side.

@@ -5,23 +5,32 @@ flags ... flags on related players group into cases").
 
 1. the run row is created or reset (``attempts`` + 1, status ``running``) in its own short
    transaction, so a failure is recorded even though the work is rolled back;
-2. on PostgreSQL the window is never loaded whole. Co-seating is counted in SQL
-   (:func:`coseating_count`: only the candidate pairs come to Python, with the window's
-   table count and the players of the pairs sharing ``>= min_shared_wins`` tables) —
-   outside a transaction on a second connection, in a thread, so PostgreSQL counts on one
-   core meanwhile; inside a caller's transaction (whose uncommitted rows another connection
-   would not see) first, on the caller's connection. Meanwhile:
+2. on PostgreSQL the window is never loaded whole. Two connections share the work, each in
+   one transaction and without parallel workers by default (:func:`_audit_transaction`):
+   the audit's own connection, and a second one in a thread (outside a caller's
+   transaction only: inside one, whose uncommitted rows another connection would not see,
+   everything runs on the caller's connection, in the same order).
+
+   On the audit's own connection:
 
    * the window's players are summarised in one grouped query (:func:`window_players`):
-     the skills, and the players boosting can test
-     (:func:`~integrity.domain.boosting.may_be_tested`, a few percent of them);
-   * the seats of those players are read, each with its table's players (:func:`seats_of`),
-     their residuals computed with the window's skills
+     the skills, the players boosting can test
+     (:func:`~integrity.domain.boosting.may_be_tested`, a few percent of them), and the
+     eligible players active per hour, which co-seating's family size needs;
+   * the seats of the players boosting can test are read, each with its table's players
+     (:func:`seats_of`), their residuals computed with the window's skills
      (:func:`~integrity.domain.audit.seat_residuals`), and boosting runs on them;
+   * once the other connection is done, the tables of the players point flow can test are
+     loaded and point flow runs on them.
+
+   On the second connection meanwhile:
+
+   * co-seating is counted in SQL (:func:`coseating_count`: the games and pairs first, then
+     with the summary's hour activity the family size; only the candidate pairs come to
+     Python, with the window's table count and the players of the pairs sharing ``>=
+     min_shared_wins`` tables);
    * shared sessions are grouped in SQL (:func:`sessions_sql`: only identifiers on two or
-     more accounts come to Python);
-   * once co-seating is counted, the tables of the players point flow can test are loaded
-     and point flow runs on them.
+     more accounts come to Python).
 
    Each detector's result equals the in-memory one over the whole window (tested);
 3. elsewhere (SQLite) the window's seats are loaded with **one ordered query** —
@@ -55,13 +64,13 @@ import logging
 import math
 import time
 import uuid
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Collection, Generator, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import closing, contextmanager
 from dataclasses import asdict, dataclass
 from datetime import date, datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from django.db import connection, transaction
 from django.db.models import BigIntegerField, Func, Q
@@ -70,7 +79,7 @@ from django.utils import timezone
 from accounts.models import Player
 from core import collector
 from core.errors import ServiceError
-from integrity.conf import audit_params, chunk_size
+from integrity.conf import audit_parallel_workers, audit_params, chunk_size
 from integrity.domain.audit import (
     AuditOutcome,
     AuditParams,
@@ -109,9 +118,13 @@ from tournaments.models import Event, Game, Seat
 
 logger = logging.getLogger(__name__)
 
+_T = TypeVar("_T")
+
 _IN_CHUNK = 900  # ids per IN (...): below SQLite's variable limit
 _KEY_LENGTH = Case._meta.get_field("key").max_length or 200
 _RUN_KEY_LENGTH = AuditRun._meta.get_field("key").max_length or 80
+#: The longest audit window: 48,000 hour buckets (a season is 8,784 at most).
+LONGEST_WINDOW = timedelta(days=2000)
 
 
 class _HourBucket(Func):
@@ -253,35 +266,8 @@ def _window_sql(
 
 
 #: Memory for the sorts of the seats by game and of the pairs (six per four-seat game): in
-#: memory up to ~1M games. The (player, hour) rows get ``_HOUR_MEMORY``: with more,
-#: PostgreSQL plans one full sort instead of the incremental one, which measured slower.
+#: memory up to ~1M games.
 _WORK_MEMORY = "256MB"
-_HOUR_MEMORY = "64MB"
-
-#: After the window's games (:data:`_GAME_SQL`: the seats :func:`audit_rows` selects, one row
-#: per game of at least two seats, its sorted players, seat count ``k`` and hour bucket):
-#:
-#: * per (player, hour) the seats and the other seats at them, grouped by sorting (faster
-#:   here than hashing): the games are sorted by hour first, so only each hour's seats are
-#:   then sorted by player (an incremental sort);
-#: * per player the games.
-_COUNT_SQL = (
-    "ANALYZE {game}",
-    "SET LOCAL enable_hashagg = off",
-    f"SET LOCAL work_mem = '{_HOUR_MEMORY}'",
-    """
-    CREATE UNLOGGED TABLE {hour} AS
-    SELECT p, h, count(*) AS seats, sum(k - 1)::bigint AS others
-    FROM (SELECT h, k, ps FROM {game} ORDER BY h) AS g, unnest(ps) AS p
-    GROUP BY h, p
-    """,
-    "SET LOCAL enable_hashagg = on",
-    """
-    CREATE UNLOGGED TABLE {player} AS
-    SELECT p, sum(seats)::bigint AS games FROM {hour} GROUP BY p
-    """,
-    "ANALYZE {player}",
-)
 
 #: The pairs sharing at least two tables: each game's pairs ``ps[i] < ps[j]`` come from its
 #: own array (no join of seats); the index pairs ``i < j`` of a ``k``-seat table are looked
@@ -307,7 +293,9 @@ _PAIR_SQL = """
     ) AS pairs
     GROUP BY {key} HAVING count(*) >= 2
 """
-_HIGHEST_SQL = "SELECT coalesce(max(p), 0) FROM {player}"
+#: The highest player id there is (an upper bound on the window's): whether ids fit the
+#: packed key.
+_HIGHEST_SQL = "SELECT coalesce(max(id), 0) FROM accounts_player"
 _PACKED_BELOW = 2**31
 _PACKED = {
     "pack": "(ps[t.i] << 32) | ps[t.j] AS ab",
@@ -316,21 +304,16 @@ _PACKED = {
 }
 _UNPACKED = {"pack": "ps[t.i] AS a, ps[t.j] AS b", "unpack": "a, b", "key": "a, b"}
 
-#: Per hour: every seat played, and the eligible players active.
-_HOURS_SQL = """
-    SELECT h.h, sum(h.seats)::bigint, count(*) FILTER (WHERE pl.games >= %(min_games)s)
-    FROM {hour} h JOIN {player} pl ON pl.p = h.p
-    GROUP BY h.h
-"""
+#: Per hour: every seat played.
+_HOUR_SEATS_SQL = "SELECT h, sum(k)::bigint FROM {game} GROUP BY h"
 
-#: The eligible players.
-_ELIGIBLE_SQL = "SELECT count(*) FROM {player} WHERE games >= %(min_games)s"
-
-#: The exact family: pairs of eligible players active together in >= min_common_hours.
+#: The exact family: pairs of eligible players active together in >= min_common_hours (only
+#: counted for small windows, see :func:`coseating_count`).
 _FAMILY_SQL = """
-    WITH e AS (
-        SELECT h.p, h.h FROM {hour} h JOIN {player} pl ON pl.p = h.p
-        WHERE pl.games >= %(min_games)s
+    WITH seats AS MATERIALIZED (SELECT g.h, u.p FROM {game} g, unnest(g.ps) AS u(p)),
+    e AS MATERIALIZED (
+        SELECT DISTINCT h, p FROM seats
+        WHERE p IN (SELECT p FROM seats GROUP BY p HAVING count(*) >= %(min_games)s)
     )
     SELECT count(*) FROM (
         SELECT 1 FROM e x JOIN e y ON x.h = y.h AND x.p < y.p
@@ -339,13 +322,18 @@ _FAMILY_SQL = """
 """
 
 #: The candidate pairs (two eligible players sharing >= 2 tables), one row per common hour,
-#: in (pair, hour) order. The hours of the candidates' players are read once (``ch``), then
-#: joined per pair.
+#: in (pair, hour) order. The per-hour seats and other seats, and the games, of the
+#: candidates' players are counted once from their seats only (``ch``), then joined per pair.
 _PAIRS_SQL = """
-    WITH ch AS MATERIALIZED (
-        SELECT h.p, h.h, h.seats, h.others, pl.games
-        FROM {hour} h JOIN {player} pl ON pl.p = h.p AND pl.games >= %(min_games)s
-        WHERE h.p IN (SELECT a FROM {pair} UNION SELECT b FROM {pair})
+    WITH ph AS (
+        SELECT u.p, g.h, count(*) AS seats, sum(g.k - 1)::bigint AS others
+        FROM {game} g, unnest(g.ps) AS u(p)
+        WHERE u.p IN (SELECT a FROM {pair} UNION SELECT b FROM {pair})
+        GROUP BY u.p, g.h
+    ), ch AS MATERIALIZED (
+        SELECT p, h, seats, others, games
+        FROM (SELECT ph.*, (sum(seats) OVER (PARTITION BY p))::bigint AS games FROM ph) AS counted
+        WHERE games >= %(min_games)s
     )
     SELECT c.a, c.b, xa.external_id, xb.external_id, ha.games, hb.games, c.shared,
            ha.seats, hb.seats, ha.others, hb.others, ha.h
@@ -359,33 +347,47 @@ _PAIRS_SQL = """
 
 
 #: Settings :func:`coseating_count`, :func:`sessions_sql` and :func:`window_players` change
-#: with ``SET LOCAL``; their values are restored at the end (:func:`_settings_kept`).
-_SETTINGS = ("jit", "default_statistics_target", "work_mem", "enable_hashagg", "enable_indexscan")
+#: with ``SET LOCAL``; their values are restored at the end (:func:`_audit_transaction`).
+_SETTINGS = (
+    "jit",
+    "default_statistics_target",
+    "work_mem",
+    "enable_hashagg",
+    "enable_indexscan",
+    "max_parallel_workers_per_gather",
+)
 _SAVE_SQL = "SELECT " + ", ".join(f"current_setting('{name}')" for name in _SETTINGS)
 _RESTORE_SQL = "SELECT " + ", ".join("set_config(%s, %s, true)" for _ in _SETTINGS)
 
 
 @contextmanager
-def _settings_kept() -> Iterator[None]:
-    """Inside a transaction: restore :data:`_SETTINGS` at the end, so ``SET LOCAL`` within
-    leaves a caller's enclosing transaction its own values (on an error the rollback
-    undoes them)."""
-    with connection.cursor() as cursor:
-        cursor.execute(_SAVE_SQL)
-        saved = cursor.fetchone()
-    yield
-    with connection.cursor() as cursor:
-        cursor.execute(
-            _RESTORE_SQL, [item for pair in zip(_SETTINGS, saved, strict=True) for item in pair]
-        )
+def _audit_transaction() -> Iterator[None]:
+    """A transaction (a savepoint in a caller's) for the audit's PostgreSQL work: its
+    statements get at most :func:`~integrity.conf.audit_parallel_workers` parallel workers
+    each, and :data:`_SETTINGS` are restored at the end, so ``SET LOCAL`` within leaves a
+    caller's enclosing transaction its own values (on an error the rollback undoes them)."""
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute(_SAVE_SQL)
+            saved = cursor.fetchone()
+            cursor.execute(
+                "SELECT set_config('max_parallel_workers_per_gather', %s, true)",
+                [str(audit_parallel_workers())],
+            )
+        yield
+        with connection.cursor() as cursor:
+            cursor.execute(
+                _RESTORE_SQL, [item for pair in zip(_SETTINGS, saved, strict=True) for item in pair]
+            )
 
 
 def _work_tables() -> dict[str, str]:
     """Names of this run's work tables: unlogged (so PostgreSQL may scan them with parallel
-    workers, which it never does for temporary tables), unique per run (``coseating_<hex>_
-    <kind>``) so concurrent audits never collide."""
+    workers where :func:`_audit_transaction` allows any, which it never does for temporary
+    tables), unique per run (``coseating_<hex>_<kind>``) so concurrent audits never
+    collide."""
     run = uuid.uuid4().hex[:16]
-    return {kind: f"coseating_{run}_{kind}" for kind in ("game", "hour", "player", "pair")}
+    return {kind: f"coseating_{run}_{kind}" for kind in ("game", "pair")}
 
 
 def _counted_pairs(
@@ -419,6 +421,17 @@ _SHARING_SQL = """
 
 
 @dataclass(frozen=True)
+class HourActivity:
+    """The window's eligible players (``>= min_games`` games at its tables) and, per hour
+    bucket, how many of them played then: what the co-seating family size needs
+    (:func:`~integrity.domain.coseating.family_bound`), counted from the window's summary
+    (:func:`window_players`)."""
+
+    eligible: int
+    active: dict[int, int]
+
+
+@dataclass(frozen=True)
 class CoseatingCount:
     """What :func:`coseating_count` counted: co-seating, the window's tables, and the ids of
     the players in pairs sharing ``>= sharing`` tables."""
@@ -436,12 +449,18 @@ def coseating_sql(
     params: AuditParams | None = None,
     exact_family_cap: int = DEFAULT_EXACT_FAMILY_CAP,
 ) -> CoseatingResult:
-    """Co-seating over the window's seats, counted by PostgreSQL (:func:`coseating_count`)."""
+    """Co-seating over the window's seats, counted by PostgreSQL (:func:`coseating_count`)
+    after the window's summary (:func:`window_players`) that its hour activity comes from."""
+    params = params or AuditParams()
+    players = window_players(
+        window_start=window_start, window_end=window_end, event=event, params=params
+    )
     return coseating_count(
         window_start=window_start,
         window_end=window_end,
         event=event,
         params=params,
+        activity=_finished(players.activity),
         exact_family_cap=exact_family_cap,
     ).coseating
 
@@ -452,22 +471,24 @@ def coseating_count(
     window_end: datetime,
     event: Event | None = None,
     params: AuditParams | None = None,
+    activity: Future[HourActivity],
     exact_family_cap: int = DEFAULT_EXACT_FAMILY_CAP,
     sharing: int = 2,
 ) -> CoseatingCount:
     """Co-seating over the window's seats (as :func:`audit_rows` selects them), counted by
     PostgreSQL in one transaction: work tables (:func:`_work_tables`, created and dropped in
-    that transaction, so none outlives it) of the games (players as an array), the
-    per-(player, hour) seats and other seats, the players' games and the pairs sharing ``>= 2``
-    tables (each game's pairs from its array, ``GROUP BY ... HAVING``: no self-join of seats);
-    the per-hour sizes and the family size ``m`` (exact up to ``exact_family_cap`` co-active
-    pair-hours, else :func:`~integrity.domain.coseating.family_bound`) are computed there
-    too. Only the candidate pairs' hours come to Python, streamed in ``(pair, hour)`` order
-    through a server-side cursor, for
-    :func:`~integrity.domain.coseating.coseating_from_counts`. The result equals
-    :func:`~integrity.domain.coseating.detect_coseating` over the same window's tables.
-    The window's tables are counted, and the players of pairs sharing ``>= sharing`` tables
-    (``sharing >= 2``) listed, from the same work tables."""
+    that transaction, so none outlives it) of the games (players as an array) and of the
+    pairs sharing ``>= 2`` tables (each game's pairs from its array, ``GROUP BY ... HAVING``:
+    no self-join of seats), and the seats per hour. The eligible players active per hour
+    come from ``activity`` (the window's summary, read meanwhile on another connection, or
+    before): with them the family size ``m`` (exact up to ``exact_family_cap`` co-active
+    pair-hours, else :func:`~integrity.domain.coseating.family_bound`). The per-(player,
+    hour) seats and other seats are counted only for the candidates' players, and only the
+    candidate pairs' hours come to Python, streamed in ``(pair, hour)`` order through a
+    server-side cursor, for :func:`~integrity.domain.coseating.coseating_from_counts`. The
+    result equals :func:`~integrity.domain.coseating.detect_coseating` over the same
+    window's tables. The window's tables are counted, and the players of pairs sharing ``>=
+    sharing`` tables (``sharing >= 2``) listed, from the same work tables."""
     if sharing < 2:
         raise ValueError("the pair table holds the pairs sharing >= 2 tables")
     params = params or AuditParams()
@@ -476,7 +497,7 @@ def coseating_count(
         tz=TOUR_TZ.key, min_games=params.min_games, min_common_hours=params.min_common_hours
     )
     tables = _work_tables()
-    with transaction.atomic(), _settings_kept():
+    with _audit_transaction():
         with connection.cursor() as cursor:
             # JIT compiling these few large statements costs more than it saves.
             cursor.execute("SET LOCAL jit = off")
@@ -485,12 +506,10 @@ def coseating_count(
             cursor.execute("SET LOCAL default_statistics_target = 10")
             cursor.execute(f"SET LOCAL work_mem = '{_WORK_MEMORY}'")
             cursor.execute(_GAME_SQL.format(window=window, **tables), values)
-            for statement in _COUNT_SQL:
-                cursor.execute(statement.format(**tables), values)
-            cursor.execute(_HIGHEST_SQL.format(**tables))
+            cursor.execute("ANALYZE {game}".format(**tables))
+            cursor.execute(_HIGHEST_SQL)
             (highest,) = cursor.fetchone()
             key = _PACKED if highest < _PACKED_BELOW else _UNPACKED
-            cursor.execute(f"SET LOCAL work_mem = '{_WORK_MEMORY}'")
             cursor.execute("SET LOCAL enable_hashagg = off")
             cursor.execute(_PAIR_SQL.format(**key, **tables))
             cursor.execute("SET LOCAL enable_hashagg = on")
@@ -499,15 +518,12 @@ def coseating_count(
             (table_count,) = cursor.fetchone()
             cursor.execute(_SHARING_SQL.format(**tables), {"sharing": sharing})
             sharing_players = sorted(player for (player,) in cursor.fetchall())
-            cursor.execute(_HOURS_SQL.format(**tables), values)
-            hour_seats: dict[int, int] = {}
-            active: list[int] = []
-            for hour, seats, eligible in cursor.fetchall():
-                hour_seats[hour] = seats
-                active.append(eligible)
-            cursor.execute(_ELIGIBLE_SQL.format(**tables), values)
-            (eligible_players,) = cursor.fetchone()
-            pair_hours, bound = family_bound(eligible_players, active, params.min_common_hours)
+            cursor.execute(_HOUR_SEATS_SQL.format(**tables))
+            hour_seats: dict[int, int] = dict(cursor.fetchall())
+            hours = activity.result()
+            pair_hours, bound = family_bound(
+                hours.eligible, hours.active.values(), params.min_common_hours
+            )
             exact = pair_hours <= exact_family_cap
             if exact:
                 cursor.execute(_FAMILY_SQL.format(**tables), values)
@@ -594,7 +610,7 @@ def sessions_sql(
     params = params or AuditParams()
     window, values = _window_sql(window_start, window_end, event)
     accounts: dict[IdentifierKind, dict[str, list[str]]] = {"device": {}, "ip": {}}
-    with transaction.atomic(), _settings_kept(), connection.cursor() as cursor:
+    with _audit_transaction(), connection.cursor() as cursor:
         cursor.execute(f"SET LOCAL work_mem = '{_SESSIONS_MEMORY}'")
         cursor.execute(_IDENTIFIERS_SQL.format(window=window), values)
         for kind, value, players in cursor.fetchall():
@@ -617,7 +633,9 @@ _LONE_SQL = """
 
 #: Per player at the window's tables (lone games left out), in (ended_at, game) order: the
 #: games, the summed game score, whether two or more known devices and IP ranges (IPv4 /24,
-#: IPv6 /48) appear, and the local hour of each game as one letter (``A`` + hour).
+#: IPv6 /48) appear, and the hour bucket of each game as one character, ``A`` + the hours
+#: since the window's first bucket (``%(first)s``; at most :data:`LONGEST_WINDOW`, which
+#: keeps the characters below the UTF-16 surrogates PostgreSQL refuses).
 _SUMMARY_SQL = """
     SELECT p, count(*) AS n, sum(score) AS total,
            min(device) FILTER (WHERE device <> '')
@@ -627,12 +645,15 @@ _SUMMARY_SQL = """
     FROM (
         SELECT s.player_id AS p, s.ended_at AS e, s.game_id AS g, s.score, s.device,
                network(set_masklen(s.ip, CASE family(s.ip) WHEN 4 THEN 24 ELSE 48 END)) AS r,
-               chr(65 + date_part('hour', s.ended_at AT TIME ZONE %(tz)s)::int) AS hr
+               chr(65 + (floor(extract(epoch from (s.ended_at AT TIME ZONE %(tz)s)) / 3600)
+                         - %(first)s)::int) AS hr
         FROM tournaments_seat s
         WHERE {window} AND s.game_id <> ALL(%(lone)s::bigint[])
     ) AS seats
     GROUP BY p
 """
+
+_A = ord("A")
 
 #: The seat rows (as :func:`audit_rows` returns them) of the window's games with any of
 #: ``%(players)s`` at the table, in (ended_at, game, seat) order.
@@ -675,13 +696,15 @@ _SEATS_OF_SQL = """
 class WindowPlayers:
     """The window's players as :func:`window_players` summarised them: the skills by player
     id, the ids of the players boosting can test, the games of lone games left out by
-    every table read, and the window's seats and players (lone games included)."""
+    every table read, the window's seats and players (lone games included), and the hour
+    activity co-seating needs."""
 
     skill: dict[int, float]
     boosting: list[int]
     lone: list[int]
     seats: int
     players: int
+    activity: HourActivity
 
 
 def window_players(
@@ -691,16 +714,18 @@ def window_players(
     event: Event | None = None,
     params: AuditParams | None = None,
 ) -> WindowPlayers:
-    """The window's skills (each player's mean game score at its tables) and the players
+    """The window's skills (each player's mean game score at its tables), the players
     boosting can test (:func:`~integrity.domain.boosting.may_be_tested` on each player's
-    summary), read in one grouped query (:data:`_SUMMARY_SQL`)."""
+    summary) and the eligible players active per hour (:class:`HourActivity`), read in one
+    grouped query (:data:`_SUMMARY_SQL`)."""
     params = params or AuditParams()
+    first = hour_bucket(window_start)
     window, values = _window_sql(window_start, window_end, event)
     voided = _window_sql(window_start, window_end, event, "v", voided=True)[0]
     skill: dict[int, float] = {}
     testable: list[int] = []
     least = 2 * params.min_segment
-    with transaction.atomic(), _settings_kept():
+    with _audit_transaction():
         with connection.cursor() as cursor:
             cursor.execute("SET LOCAL jit = off")
             cursor.execute(f"SET LOCAL work_mem = '{_WORK_MEMORY}'")
@@ -711,16 +736,21 @@ def window_players(
             cursor.execute(_LONE_SQL.format(window=window, voided=voided), values)
             lone = cursor.fetchall()
         lone_games = sorted({game for game, _ in lone})
-        values.update(tz=TOUR_TZ.key, lone=lone_games)
+        values.update(tz=TOUR_TZ.key, lone=lone_games, first=first)
         seats = len(lone)
         players = {player for _, player in lone}
+        eligible = 0
+        active: Counter[str] = Counter()
         with closing(_streamed(_SUMMARY_SQL.format(window=window), values)) as summary:
             for player, games, total, devices, ranges, hours in summary:
                 seats += games
                 players.add(player)
                 skill[player] = total / games
+                if games >= params.min_games:
+                    eligible += 1
+                    active.update(set(hours))
                 if games >= least and may_be_tested(
-                    [ord(hour) - 65 for hour in hours],
+                    [(first + ord(hour) - _A) % 24 for hour in hours],
                     several_devices=devices,
                     several_ranges=ranges,
                     min_segment=params.min_segment,
@@ -728,7 +758,8 @@ def window_players(
                     min_hour_shift=params.min_hour_shift,
                 ):
                     testable.append(player)
-    return WindowPlayers(skill, testable, lone_games, seats, len(players))
+    activity = HourActivity(eligible, {first + ord(hour) - _A: n for hour, n in active.items()})
+    return WindowPlayers(skill, testable, lone_games, seats, len(players), activity)
 
 
 def seats_of(
@@ -1050,81 +1081,106 @@ def _start(
 @dataclass(frozen=True)
 class _Counted:
     """What PostgreSQL counts alongside: co-seating, the window's tables, the players of the
-    pairs point flow can test (``None``: every player), and the seconds it took."""
+    pairs point flow can test (``None``: every player), shared sessions, and the seconds
+    each took."""
 
     coseating: CoseatingResult
     tables: int
     feeders: list[int] | None
-    seconds: float
+    sessions: SessionsResult
+    seconds: dict[str, float]
 
 
-def _count_in_sql(window: Mapping[str, Any], params: AuditParams) -> _Counted:
-    """Co-seating (:func:`coseating_count`).
+def _count_in_sql(
+    window: Mapping[str, Any], params: AuditParams, activity: Future[HourActivity]
+) -> _Counted:
+    """Co-seating (:func:`coseating_count`), with the hour activity from ``activity``, then
+    shared sessions (:func:`sessions_sql`).
 
     Point flow tests the ordered pairs with ``>= min_shared_wins`` shared wins, so only the
     pairs sharing as many tables (listed by the co-seating count when that is ``>= 2``, the
     least its pair table holds) and the tables of their players matter to it."""
     started = time.perf_counter()
     sharing = params.min_shared_wins
-    count = coseating_count(**window, params=params, sharing=max(2, sharing))
+    count = coseating_count(**window, params=params, activity=activity, sharing=max(2, sharing))
     feeders = count.sharing if sharing >= 2 else None
-    return _Counted(count.coseating, count.tables, feeders, time.perf_counter() - started)
+    counted = time.perf_counter()
+    sessions = sessions_sql(**window, params=params)
+    seconds = {"coseating": counted - started, "sessions": time.perf_counter() - counted}
+    return _Counted(count.coseating, count.tables, feeders, sessions, seconds)
 
 
-def _count_alongside(window: Mapping[str, Any], params: AuditParams) -> _Counted:
+def _count_alongside(
+    window: Mapping[str, Any], params: AuditParams, activity: Future[HourActivity]
+) -> _Counted:
     """:func:`_count_in_sql` on this thread's own connection, closed at the end: run by
     :func:`audit_run` while the rest of the audit runs on its own connection."""
     try:
-        return _count_in_sql(window, params)
+        return _count_in_sql(window, params, activity)
     finally:
         connection.close()
 
 
-def _audit_in_sql(
-    window: Mapping[str, Any], params: AuditParams, counting: Future[_Counted]
-) -> AuditOutcome:
-    """The audit on PostgreSQL (module docstring, step 2), co-seating from ``counting``.
-    The outcome equals the in-memory audit's over the whole window (tested)."""
-    seconds: dict[str, float] = {}
-    started = time.perf_counter()
-    players = window_players(**window, params=params)
-    seconds["players"] = time.perf_counter() - started
-
-    started = time.perf_counter()
-    with closing(seats_of(players, **window)) as rows:
-        residuals, sessions = seat_residuals(rows, players.skill)
-    seconds["load"] = time.perf_counter() - started
-    started = time.perf_counter()
-    boosting = boosting_of(residuals, sessions, params)
-    seconds["boosting"] = time.perf_counter() - started
-    del residuals, sessions
-    started = time.perf_counter()
-    shared = sessions_sql(**window, params=params)
-    seconds["sessions"] = time.perf_counter() - started
-
-    counted = counting.result()
-    seconds["coseating"] = counted.seconds
-    started = time.perf_counter()
-    if counted.feeders is None:
-        feeders = audit_rows(**window)
-    else:
-        feeders = tables_of(counted.feeders, **window)
-    with closing(feeders) as rows:
-        tables, _ = observations(rows)
-    pointflow = detect_pointflow(tables, q=params.q, min_shared_wins=params.min_shared_wins)
-    seconds["pointflow"] = time.perf_counter() - started
-
-    found = Found(counted.coseating, pointflow, shared, boosting)
-    return outcome(
-        found, tables=counted.tables, seats=players.seats, players=players.players, seconds=seconds
-    )
-
-
-def _counted_here(window: Mapping[str, Any], params: AuditParams) -> Future[_Counted]:
-    """:func:`_count_in_sql` on this connection, now, as a finished future."""
-    future: Future[_Counted] = Future()
-    future.set_result(_count_in_sql(window, params))
+def _finished(value: _T) -> Future[_T]:
+    """``value`` as a finished future."""
+    future: Future[_T] = Future()
+    future.set_result(value)
     return future
+
+
+def _audit_in_sql(
+    window: Mapping[str, Any], params: AuditParams, alongside: ThreadPoolExecutor | None
+) -> AuditOutcome:
+    """The audit on PostgreSQL (module docstring, step 2): co-seating counted on a second
+    connection by ``alongside`` (with ``None``, on this connection once the window's summary
+    is read), the rest on this one. The outcome equals the in-memory audit's over the whole
+    window (tested)."""
+    seconds: dict[str, float] = {}
+    activity: Future[HourActivity] = Future()
+    counting = None
+    if alongside is not None:
+        counting = alongside.submit(_count_alongside, window, params, activity)
+    with _audit_transaction():
+        started = time.perf_counter()
+        try:
+            players = window_players(**window, params=params)
+        except BaseException as exc:
+            activity.set_exception(exc)  # the count alongside stops waiting for it
+            raise
+        activity.set_result(players.activity)
+        seconds["players"] = time.perf_counter() - started
+        if counting is None:
+            counting = _finished(_count_in_sql(window, params, activity))
+
+        started = time.perf_counter()
+        with closing(seats_of(players, **window)) as rows:
+            residuals, sessions = seat_residuals(rows, players.skill)
+        seconds["load"] = time.perf_counter() - started
+        started = time.perf_counter()
+        boosting = boosting_of(residuals, sessions, params)
+        seconds["boosting"] = time.perf_counter() - started
+        del residuals, sessions
+
+        counted = counting.result()
+        seconds.update(counted.seconds)
+        started = time.perf_counter()
+        if counted.feeders is None:
+            feeders = audit_rows(**window)
+        else:
+            feeders = tables_of(counted.feeders, **window)
+        with closing(feeders) as rows:
+            tables, _ = observations(rows)
+        pointflow = detect_pointflow(tables, q=params.q, min_shared_wins=params.min_shared_wins)
+        seconds["pointflow"] = time.perf_counter() - started
+
+        found = Found(counted.coseating, pointflow, counted.sessions, boosting)
+        return outcome(
+            found,
+            tables=counted.tables,
+            seats=players.seats,
+            players=players.players,
+            seconds=seconds,
+        )
 
 
 def audit_run(
@@ -1142,6 +1198,11 @@ def audit_run(
         raise ServiceError("the audit window needs aware datetimes")
     if window_end < window_start:
         raise ServiceError("the audit window ends before it starts")
+    if window_end - window_start > LONGEST_WINDOW:
+        raise ServiceError(
+            f"an audit window spans at most {LONGEST_WINDOW.days} days",
+            detail={"days": (window_end - window_start).days},
+        )
     detector_params = audit_params(params)
     run = _start(
         key=key,
@@ -1160,15 +1221,11 @@ def audit_run(
     postgres = connection.vendor == "postgresql"
     try:
         with collector.paused(), ThreadPoolExecutor(max_workers=1) as pool:
-            counting: Future[_Counted] | None = None
-            if postgres and connection.in_atomic_block:
+            if postgres:
                 # Another connection would not see a caller's uncommitted rows: inside a
-                # transaction PostgreSQL counts first, on this connection.
-                counting = _counted_here(window, detector_params)
-            elif postgres:
-                counting = pool.submit(_count_alongside, window, detector_params)
-            if counting is not None:
-                found = _audit_in_sql(window, detector_params, counting)
+                # transaction everything runs on this connection.
+                alongside = None if connection.in_atomic_block else pool
+                found = _audit_in_sql(window, detector_params, alongside)
             else:
                 loading = time.perf_counter()
                 # Closed here even if reading stops early: a stream left to the garbage

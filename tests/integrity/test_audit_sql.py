@@ -17,7 +17,7 @@ from psycopg import pq
 
 from accounts.models import Player
 from integrity.domain.audit import AuditParams, audit, observations
-from integrity.domain.coseating import detect_coseating
+from integrity.domain.coseating import coseating_from_counts, detect_coseating
 from integrity.domain.sessions import detect_sessions
 from integrity.models import AuditRun, Flag
 from integrity.services import audits
@@ -140,11 +140,18 @@ def test_the_counting_settings_do_not_outlive_the_call(
     simulated: tuple[Season, Event], count: Any
 ) -> None:
     _, event = simulated
-    names = ("jit", "default_statistics_target", "work_mem", "enable_hashagg")
+    names = (
+        "jit",
+        "default_statistics_target",
+        "work_mem",
+        "enable_hashagg",
+        "max_parallel_workers_per_gather",
+    )
     query = "SELECT " + ", ".join(f"current_setting('{name}')" for name in names)
     with connection.cursor() as cursor:
         cursor.execute("SET LOCAL work_mem = '3MB'")
         cursor.execute("SET LOCAL jit = on")
+        cursor.execute("SET LOCAL max_parallel_workers_per_gather = 5")
         cursor.execute(query)
         before = cursor.fetchone()
 
@@ -154,6 +161,34 @@ def test_the_counting_settings_do_not_outlive_the_call(
         assert cursor.fetchone() == before
     assert before[0] == "on"
     assert before[2] == "3MB"
+    assert before[4] == "5"
+
+
+@pytest.mark.parametrize(("configured", "expected"), [(None, "0"), (3, "3")])
+def test_the_count_gets_the_configured_parallel_workers(
+    simulated: tuple[Season, Event],
+    monkeypatch: pytest.MonkeyPatch,
+    settings: Any,
+    configured: int | None,
+    expected: str,
+) -> None:
+    _, event = simulated
+    if configured is not None:
+        settings.INTEGRITY_AUDIT_PARALLEL_WORKERS = configured
+    seen = []
+    tested = coseating_from_counts
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT current_setting('max_parallel_workers_per_gather')")
+            seen.append(cursor.fetchone()[0])
+        return tested(*args, **kwargs)
+
+    monkeypatch.setattr("integrity.services.audits.coseating_from_counts", spy)
+
+    coseating_sql(window_start=event.starts_at, window_end=event.ends_at, event=event)
+
+    assert seen == [expected]
 
 
 def test_an_empty_window_flags_nothing(simulated: tuple[Season, Event]) -> None:
@@ -272,7 +307,7 @@ def test_the_database_audit_finds_what_the_in_memory_audit_finds(
     memory = audit(tables, sessions, params)
 
     players = audits.window_players(**window, params=params)
-    sql = audits._audit_in_sql(window, params, audits._counted_here(window, params))
+    sql = audits._audit_in_sql(window, params, None)
 
     assert sql.flags == memory.flags
     assert (sql.coseating, sql.pointflow, sql.sessions, sql.boosting) == (
@@ -326,6 +361,40 @@ def test_outside_a_transaction_sql_counts_on_another_connection_during_the_load(
         inside.stats["family_size"],
     )
     assert _work_tables() == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_failed_summary_stops_the_count_alongside(
+    simulated: tuple[Season, Event], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, event = simulated
+    summarise = audits.window_players
+
+    def fail(**kwargs: Any) -> Any:
+        summarise(**kwargs)
+        raise RuntimeError("summary failed")
+
+    monkeypatch.setattr("integrity.services.audits.window_players", fail)
+    errors: list[BaseException] = []
+
+    def audit() -> None:
+        try:
+            audit_event(event=event)
+        except BaseException as exc:  # noqa: BLE001 - asserted below
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    auditing = threading.Thread(target=audit, daemon=True)
+    auditing.start()
+    auditing.join(timeout=120)
+
+    assert not auditing.is_alive()  # the count alongside did not wait for the hour activity
+    assert [repr(error) for error in errors] == ["RuntimeError('summary failed')"]
+    run = AuditRun.objects.get(key=f"event:{event.code}")
+    assert (run.status, run.error) == (AuditRun.Status.FAILED, "RuntimeError('summary failed')")
+    assert _work_tables() == []
+    assert Flag.objects.count() == 0
 
 
 @pytest.mark.parametrize(

@@ -3,7 +3,7 @@ farm; re-running a key replaces its flags; cases are opened once, updated, never
 statistics; the clean-audit hook the title review uses."""
 
 import json
-from datetime import date
+from datetime import date, timedelta
 
 import pytest
 
@@ -11,6 +11,7 @@ from accounts.models import Player, User
 from core.errors import ServiceError
 from integrity.models import AuditRun, Case, CaseEvent, CasePlayer, Flag
 from integrity.services.audits import (
+    LONGEST_WINDOW,
     audit_event,
     audit_rows,
     audit_run,
@@ -171,6 +172,12 @@ def test_bad_parameters_write_nothing(week: Event) -> None:
         )
     with pytest.raises(ServiceError, match="between 0 and 1"):
         audit_run(key="x", window_start=event.starts_at, window_end=event.ends_at, params={"q": 2})
+    with pytest.raises(ServiceError, match="spans at most 2000 days"):
+        audit_run(
+            key="x",
+            window_start=event.ends_at - LONGEST_WINDOW - timedelta(seconds=1),
+            window_end=event.ends_at,
+        )
     assert (AuditRun.objects.count(), Flag.objects.count(), Case.objects.count()) == (0, 0, 0)
 
 
