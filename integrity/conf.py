@@ -12,8 +12,8 @@
 * ``INTEGRITY_AUDIT_PARALLEL_WORKERS`` (0) — PostgreSQL parallel workers per statement of an
   audit (``max_parallel_workers_per_gather``). The audit already keeps two connections busy
   at once; on the two-core reference server extra workers only crowd the same cores (the
-  whole audit of 10,000,000 games: 193 s with PostgreSQL's default of 2, 166 s with none).
-  Raise it on a database server with cores to spare.
+  whole audit of 10,000,000 games: 193 s with PostgreSQL's default of 2, 166–176 s with
+  none). Raise it on a database server with cores to spare.
 * ``INTEGRITY_SEASON_AUDIT_CRONTAB`` (Tuesdays 04:00 Asia/Shanghai, after Monday's weekly
   final) — when the periodic season audit runs (django-celery-beat, see ``integrity.apps``).
 """

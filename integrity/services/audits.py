@@ -653,6 +653,7 @@ _SUMMARY_SQL = """
     GROUP BY p
 """
 
+#: The summary's character for the window's first hour bucket.
 _A = ord("A")
 
 #: The seat rows (as :func:`audit_rows` returns them) of the window's games with any of
