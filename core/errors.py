@@ -1,6 +1,8 @@
 """Errors services raise; the API turns them into responses that say what and where."""
 
-from typing import Any
+from typing import Any, TypeVar
+
+_T = TypeVar("_T")
 
 
 class ServiceError(Exception):
@@ -28,3 +30,10 @@ class ConflictError(ServiceError):
 class UnavailableError(ServiceError):
     status = 503
     code = "unavailable"
+
+
+def found(obj: _T | None, message: str) -> _T:
+    """``obj``, or a 404 saying ``message`` when the lookup found nothing."""
+    if obj is None:
+        raise NotFoundError(message)
+    return obj

@@ -53,6 +53,7 @@ INSTALLED_APPS = [
     "webhooks",
     "web",
     "exports",
+    "flows",
 ]
 
 MIDDLEWARE = [

@@ -1,0 +1,1 @@
+"""Pure, stdlib-only pieces every app's domain may use (the tour's clock)."""
