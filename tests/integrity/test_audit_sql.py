@@ -32,13 +32,7 @@ from integrity.simulation import Season
 from tournaments.models import Event, Seat
 from tournaments.models import Season as SeasonRow
 
-pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
-
-
-@pytest.fixture(autouse=True)
-def _postgres_only() -> None:
-    if connection.vendor != "postgresql":
-        pytest.skip("co-seating is counted in SQL on PostgreSQL only")
+pytestmark = [pytest.mark.django_db]
 
 
 def _work_tables() -> list[str]:

@@ -47,16 +47,10 @@ from tournaments.selectors.leaderboard import leaderboard_rows
 from tournaments.services.finalise import event_finalise
 from tournaments.services.ingest import games_ingest
 
-pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.django_db(transaction=True)]
 
 STRESS_SECONDS = float(os.environ.get("STRESS_SECONDS", "30"))
 PROVINCES = ("江苏", "浙江", "广东", "北京", "上海", "四川")
-
-
-@pytest.fixture(autouse=True)
-def _postgres_only() -> None:
-    if connection.vendor != "postgresql":
-        pytest.skip("real concurrent transactions need PostgreSQL")
 
 
 @pytest.fixture

@@ -153,15 +153,12 @@ def _flags(run: AuditRun) -> list[tuple[str, tuple[str, ...], str]]:
     )
 
 
-@pytest.mark.postgres
 @pytest.mark.redis
 @needs_redis
 @pytest.mark.django_db(transaction=True)
 def test_a_worker_killed_mid_audit_is_replaced_and_the_audit_completes_once(
     broker: Any, tmp_path: Path, ci_log: Callable[[str], None]
 ) -> None:
-    if connection.vendor != "postgresql":
-        pytest.skip("the worker process needs the test database on a server")
     season = Season.objects.create(year=2021, name="2021", starts_on=date(2021, 1, 4))
     event = weekly_qualifier(season, date(2021, 1, 4), "2021-W01-Q")
     report = games_ingest(records=list(simulate_season(**SMALL_WEEK).records), source="test")
@@ -392,13 +389,10 @@ def _terminate_backend() -> int:
     return pid
 
 
-@pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_after_the_database_backend_is_terminated_the_next_request_succeeds(
     ci_log: Callable[[str], None],
 ) -> None:
-    if connection.vendor != "postgresql":
-        pytest.skip("pg_terminate_backend is PostgreSQL's")
     handler = WSGIHandler()
     assert connection.settings_dict["CONN_HEALTH_CHECKS"] is True
     assert connection.settings_dict["CONN_MAX_AGE"] > 0  # a persistent connection

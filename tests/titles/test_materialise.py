@@ -27,15 +27,9 @@ from titles.recompute import titles_recompute_all
 
 from .connections import backends, backends_once_closed
 
-pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
+pytestmark = [pytest.mark.django_db]
 
 TABLES = ["titles_playertitle", "titles_titleterm", "titles_titlechange"]
-
-
-@pytest.fixture(autouse=True)
-def _postgres_only() -> None:
-    if connection.vendor != "postgresql":
-        pytest.skip("the bulk materialisation is PostgreSQL only (SQLite keeps the normal path)")
 
 
 @pytest.fixture

@@ -135,14 +135,10 @@ def test_a_player_materialised_after_the_read_is_left_to_its_writer(
 
 @pytest.fixture
 def chunks_of_two(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The ledger streamed two rows at a time, so that it is fetched ahead again and again
-    (PostgreSQL only: elsewhere nothing is fetched ahead)."""
-    if connection.vendor != "postgresql":
-        pytest.skip("the ledger is fetched ahead on PostgreSQL only")
+    """The ledger streamed two rows at a time, so that it is fetched ahead again and again."""
     monkeypatch.setattr(recompute, "STREAM_CHUNK", 2)
 
 
-@pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.usefixtures("chunks_of_two")
 def test_the_ledger_is_fetched_ahead_in_chunks_and_the_writes_commit_between_them(
@@ -185,7 +181,6 @@ def test_the_ledger_is_fetched_ahead_in_chunks_and_the_writes_commit_between_the
     assert after == before
 
 
-@pytest.mark.postgres
 @pytest.mark.usefixtures("chunks_of_two")
 @pytest.mark.parametrize(
     "own",

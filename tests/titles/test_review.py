@@ -165,7 +165,6 @@ def test_a_rejection_can_be_reversed_by_approving(
     assert PlayerTitle.objects.get(player=player).valid_until == date(2022, 3, 1)
 
 
-@pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_two_reviewers_deciding_at_once_one_wins_one_conflicts(
     freeze: Callable[[date], None],
@@ -173,8 +172,6 @@ def test_two_reviewers_deciding_at_once_one_wins_one_conflicts(
     record: Callable[..., Qualification],
     roles: None,
 ) -> None:
-    if connection.vendor != "postgresql":
-        pytest.skip("needs PostgreSQL row locks")
     freeze(date(2021, 6, 1))
     first = User.objects.create_user(username="rev1")
     second = User.objects.create_user(username="rev2")

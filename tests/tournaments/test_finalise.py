@@ -5,7 +5,6 @@ qualifications; idempotent, serialised, refused while open."""
 import threading
 from datetime import date, timedelta
 from io import StringIO
-from sqlite3 import dbapi2
 
 import pytest
 from django.core.management import call_command
@@ -267,11 +266,8 @@ def test_the_task_and_the_command_finalise(organiser: User) -> None:
     assert "2021-02-M finalised: 2021-02-M; 0 entries written" in out.getvalue()
 
 
-@pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_finalisations_finalise_once() -> None:
-    if connection.vendor != "postgresql":
-        pytest.skip("row locks need PostgreSQL")
     weekly, monthly = _final_and_monthly()
     _field(weekly)
     results: list[bool] = []
@@ -292,19 +288,3 @@ def test_concurrent_finalisations_finalise_once() -> None:
 
     assert sorted(results) == [False, True]
     assert Entry.objects.filter(event=monthly).count() == 4
-
-
-def test_an_old_sqlite_is_refused_before_writing(monkeypatch: pytest.MonkeyPatch) -> None:
-    if connection.vendor != "sqlite":
-        pytest.skip("the SQLite version check")
-    from core.errors import UnavailableError
-
-    weekly, _ = _final_and_monthly()
-    _field(weekly)
-    monkeypatch.setattr(dbapi2, "sqlite_version_info", (3, 24, 0))  # the SQLite backend's
-
-    with pytest.raises(UnavailableError, match="needs SQLite 3.25.0 or later"):
-        event_finalise(event=weekly, by=None, now=AFTER)
-
-    weekly.refresh_from_db()
-    assert weekly.status == "scheduled"

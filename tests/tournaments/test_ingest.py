@@ -721,11 +721,8 @@ def test_a_repeated_id_after_a_rejected_record_is_checked_on_its_own(
     )
 
 
-@pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_the_same_batch_from_two_threads_at_once_is_stored_once(event: Event) -> None:
-    if connection.vendor != "postgresql":
-        pytest.skip("needs PostgreSQL (real concurrent transactions)")
     batch = [
         make_record(
             f"g-{i}",
@@ -891,11 +888,8 @@ def test_in_one_batch_the_players_latest_game_names_them(record: RecordBuilder) 
     assert PlayerChange.objects.count() == 0
 
 
-@pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_the_ingest_bench_stage_runs_and_removes_its_rows() -> None:
-    if connection.vendor != "postgresql":
-        pytest.skip("the bench runs on PostgreSQL (COPY)")
     from tournaments.bench.ingest import ingest
 
     out = io.StringIO()

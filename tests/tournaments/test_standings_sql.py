@@ -10,7 +10,7 @@ from datetime import datetime, timedelta
 from itertools import count
 
 import pytest
-from django.db import connection, transaction
+from django.db import transaction
 
 from accounts.models import Player
 from tests.tournaments.factories import local, make_event, make_players, make_season
@@ -28,16 +28,10 @@ from tournaments.services.standings import (
     standings_recompute,
 )
 
-pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
+pytestmark = [pytest.mark.django_db]
 
 Key = tuple[int, int]  # (event pk, player pk)
 _ids = count(1)
-
-
-@pytest.fixture(autouse=True)
-def _postgres_only() -> None:
-    if connection.vendor != "postgresql":
-        pytest.skip("the set-based path runs on PostgreSQL only")
 
 
 class Model:
