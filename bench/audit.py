@@ -40,7 +40,7 @@ from typing import TextIO
 from django.db import connection, transaction
 
 from accounts.provinces import PROVINCES
-from core.bench import Result, stage
+from bench.registry import Result, stage
 from integrity.models import AuditRun
 from integrity.services.audits import audit_event, coseating_sql
 from tournaments.models import Event, Season

@@ -28,7 +28,7 @@ from typing import Any, TextIO
 from django.db import connection, transaction
 
 from accounts.models import Player
-from core.bench import Result, stage, timer
+from bench.registry import Result, stage, timer
 from tournaments.domain.calendar import DAILY_CLOSE, DAILY_OPEN
 from tournaments.models import Event, Game, Season, Seat, Standing
 from tournaments.services.game_copy import GAME_COLUMNS, SEAT_COLUMNS

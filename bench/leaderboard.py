@@ -27,7 +27,7 @@ from django.db import connection, transaction
 
 from accounts.models import Player
 from accounts.provinces import PROVINCES
-from core.bench import Result, stage, timer
+from bench.registry import Result, stage, timer
 from tournaments.domain.calendar import DAILY_CLOSE, DAILY_OPEN
 from tournaments.models import Entry, Event, Season, Standing
 from tournaments.selectors.events import event_quota

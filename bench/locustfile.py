@@ -1,4 +1,4 @@
-"""The locust users of bench stage ``read`` (``core.bench_read``): the read path of a live
+"""The locust users of bench stage ``read`` (``bench.read``): the read path of a live
 weekly qualifier, and the bare endpoint it is compared with.
 
 Run with ``--tags service``: requests spread over the live leaderboard page (national and one

@@ -12,7 +12,7 @@ a rerun adds only what a larger scale needs. Then, in the same run:
   of 127.0.0.1; its static files are collected first (the manifest storage needs them);
 * **service** — locust, headless, 50 users without think time, over the live board page
   (national, 江苏), the leaderboard API (national, 江苏), a player's page and the Master
-  registry (``core/bench_locustfile.py``). Meanwhile a thread writes to the event as ingest
+  registry (``bench/locustfile.py``). Meanwhile a thread writes to the event as ingest
   would: SQL updates of ~50 standings a second (a game more, a higher total), each batch
   bumping ``Event.leaderboard_version`` in the same transaction;
 * **baseline** — the same locust run against ``/healthz?checks=0`` of the same server.
@@ -43,7 +43,7 @@ from django.db import connection, connections, transaction
 from django.utils import timezone
 
 from accounts.provinces import PROVINCES
-from core.bench import Result, stage
+from bench.registry import Result, stage
 from tournaments.models import Event, EventKind, EventStatus, Season
 
 PLAYERS_AT_SCALE_1 = 200_000
@@ -60,7 +60,7 @@ P99_GOAL_MS = 50.0
 RPS_GOAL = 0.5
 UPDATES_PER_SECOND = 50
 BATCHES_PER_SECOND = 10
-LOCUSTFILE = Path(__file__).with_name("bench_locustfile.py")
+LOCUSTFILE = Path(__file__).with_name("locustfile.py")
 BIN = Path(sys.executable).parent
 
 

@@ -3,7 +3,8 @@
 Every stage measures the service path and, in the same run, its bare baseline on the same
 machine (raw PostgreSQL COPY, a bare SQL sort or GROUP BY, a bare endpoint), and reports the
 ratio: these machines are shared and noisy, so only ratios from one run are compared.
-Stages live beside their code (``<app>/bench.py``) and register here by name.
+Each stage is one module of this app (``bench/<stage>.py``) and registers here by name;
+``STAGE_MODULES`` lists them in the order ``bench all`` runs them.
 """
 
 import json
@@ -31,6 +32,7 @@ class Result:
 
 Stage = Callable[[float, TextIO], list[Result]]
 STAGES: dict[str, Stage] = {}
+STAGE_MODULES = ("bench.ingest", "bench.leaderboard", "bench.audit", "bench.titles", "bench.read")
 
 
 def stage(name: str) -> Callable[[Stage], Stage]:
@@ -86,6 +88,3 @@ def write_json(results: list[Result], path: str, *, scale: float, machine: str) 
             ensure_ascii=False,
             indent=2,
         )
-
-
-from core import bench_read  # noqa: E402,F401  (registers the "read" stage)

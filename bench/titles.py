@@ -34,7 +34,7 @@ from django.utils import timezone
 
 from accounts.models import Player
 from accounts.provinces import PROVINCES
-from core.bench import Result, stage, timer
+from bench.registry import Result, stage, timer
 from titles.domain.replay import Qualification as Replayed
 from titles.domain.replay import replay
 from titles.models import (

@@ -6,7 +6,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from accounts.models import Player
-from core.demo import load_demo
+from demo.data import load_demo
 from tournaments.models import Event, Game, Standing
 
 NOW = datetime(2021, 3, 17, 15, 0, tzinfo=ZoneInfo("Asia/Shanghai"))  # a Wednesday

@@ -54,6 +54,8 @@ INSTALLED_APPS = [
     "web",
     "exports",
     "flows",
+    "demo",
+    "bench",
 ]
 
 MIDDLEWARE = [

@@ -361,7 +361,7 @@ SECRET_PATTERNS = {
 }
 #: Values that look like secrets but are documented as not being ones.
 ALLOWED_VALUES = {
-    "demo-password",  # core.demo.DEMO_PASSWORD, documented in the README (local demo only)
+    "demo-password",  # demo.data.DEMO_PASSWORD, documented in the README (local demo only)
     "pw-for-tests-only",  # test fixtures
     "right-horse-battery",  # tests/reliability
     "insecure-local-key-change-me",  # base settings default, refused by check --deploy

@@ -890,7 +890,7 @@ def test_in_one_batch_the_players_latest_game_names_them(record: RecordBuilder) 
 
 @pytest.mark.django_db(transaction=True)
 def test_the_ingest_bench_stage_runs_and_removes_its_rows() -> None:
-    from tournaments.bench.ingest import ingest
+    from bench.ingest import ingest
 
     out = io.StringIO()
     results = ingest(0.0001, out)

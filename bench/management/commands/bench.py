@@ -5,20 +5,9 @@ import os
 import platform
 from typing import Any
 
-from django.apps import apps
 from django.core.management.base import BaseCommand, CommandError, CommandParser
-from django.db import connection
 
-from core.bench import STAGES, Result, format_table, write_json
-
-
-def _load_stages() -> None:
-    for config in apps.get_app_configs():
-        try:
-            importlib.import_module(f"{config.name}.bench")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"{config.name}.bench":
-                raise
+from bench.registry import STAGE_MODULES, STAGES, Result, format_table, write_json
 
 
 class Command(BaseCommand):
@@ -32,11 +21,8 @@ class Command(BaseCommand):
         parser.add_argument("--json", dest="json_path", default="var/bench.json")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        _load_stages()
-        if connection.vendor != "postgresql":
-            raise CommandError(
-                "bench runs on PostgreSQL: set DATABASE_URL=postgres://… (SQLite has no COPY)"
-            )
+        for module in STAGE_MODULES:
+            importlib.import_module(module)
         names = list(STAGES) if options["stages"] in (["all"], []) else options["stages"]
         unknown = [name for name in names if name not in STAGES]
         if unknown:

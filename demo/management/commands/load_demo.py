@@ -4,7 +4,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from core.demo import load_demo
+from demo.data import load_demo
 
 
 class Command(BaseCommand):
