@@ -1,8 +1,9 @@
-"""The set-based standings merge on PostgreSQL (``standings._apply_sql``) against the pure
-domain (SPEC §4): random batches of games, with equal scores, equal end times, late games
-and voided seats, leave every standing exactly as ``add_game`` (falling back to
-``standing_from_scores`` for a late game) computes it; each batch bumps each of its events'
-leaderboard version exactly once."""
+"""The SQL standings merge (``tournaments.services.standings_sql``, through
+``standings_apply`` and ``standings_apply_games``) against the pure domain rule
+(``tournaments.domain.leaderboard``, SPEC §4): random batches of games, with equal scores,
+equal end times, late games and voided seats, leave every standing exactly as ``add_game``
+(falling back to ``standing_from_scores`` for a late game) computes it; each batch bumps
+each of its events' leaderboard version exactly once."""
 
 import random
 from collections import defaultdict

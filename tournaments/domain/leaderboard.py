@@ -6,9 +6,11 @@ the event window, and a player needs at least a minimum number of games to be ra
 rewarded. On the tour both are 15; here both are settings passed in by the caller.
 
 This module is the pure truth the database layer follows and its tests compare against.
-The database keeps one standing row per (event, player) with the fields of `Standing`
-and updates it incrementally with `add_game`; `standing_from_scores` computes the same
-row from scratch (used after corrections and to verify the incremental path).
+The database keeps one standing row per (event, player) with the fields of `Standing`.
+At tour scale a batch of new games is folded in by one SQL merge that follows `add_game`
+(``tournaments.services.standings_sql``; its equality test against this module on random
+batches is ``tests/tournaments/test_standings_sql.py``); `standing_from_scores` computes the
+same row from scratch (used after corrections, and by the merge for a late game).
 
 Decisions (written down as SPEC §4 asks):
 
