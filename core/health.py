@@ -8,6 +8,7 @@ down answers 503 with the same body, so a load balancer and a person read the sa
 import time
 from collections.abc import Callable
 
+from celery import current_app
 from django.conf import settings
 from django.core.cache import cache
 from django.db import connection
@@ -16,15 +17,14 @@ from django.http import HttpRequest, JsonResponse
 
 def _database() -> str:
     with connection.cursor() as cursor:
-        cursor.execute("SELECT 1")
-        cursor.fetchone()
-    return connection.vendor
+        cursor.execute("SELECT current_setting('server_version')")
+        (version,) = cursor.fetchone()
+    return f"postgresql {version}"
 
 
 def _broker() -> str:
-    from config.celery_app import app
-
-    with app.connection_for_write() as conn:
+    # The project's Celery app (config.celery_app), current since Django loaded it.
+    with current_app.connection_for_write() as conn:
         conn.ensure_connection(max_retries=1, timeout=2)
     return str(settings.CELERY_BROKER_URL).split("://", 1)[0]
 

@@ -13,8 +13,15 @@ from django.utils import timezone
 
 from accounts.models import Player, User
 from accounts.roles import ORGANISER, REVIEWER, ensure_roles
+from core.domain.clock import TOUR_TZ, tour_day
+from flows.finalisation import event_finalise
+from ratings.services import ratings_update
+from titles.models import QualificationRule
+from titles.services import achievement_record, qualification_approve
 from tournaments.models import Entry, Event, EventStatus, Season
-from tournaments.simulation import SHANGHAI, SimPlayer, simulate_games, simulate_players
+from tournaments.services.ingest import games_ingest
+from tournaments.services.seasons import season_create
+from tournaments.simulation import SimPlayer, simulate_games, simulate_players
 
 DEMO_PASSWORD = "demo-password"  # noqa: S105 - documented demo credential, local only
 SEED = 2021
@@ -46,8 +53,6 @@ def _first_monday(year: int) -> date:
 
 
 def _season(today: date, by: User) -> Season:
-    from tournaments.services.seasons import season_create
-
     season = Season.objects.filter(year=today.year).first()
     if season is None:
         season = season_create(
@@ -60,8 +65,6 @@ def _season(today: date, by: User) -> Season:
 
 
 def _ingest(records: list[dict[str, object]], by: User) -> int:
-    from tournaments.services.ingest import games_ingest
-
     ingested = 0
     for start in range(0, len(records), 1000):
         ingested += games_ingest(
@@ -76,7 +79,7 @@ def _play(event: Event, players: list[SimPlayer], games: int, until: datetime, b
         return 0
     records = list(
         simulate_games(
-            players=players, games=games, event=event.code, window=window, seed=SEED, tz=SHANGHAI
+            players=players, games=games, event=event.code, window=window, seed=SEED, tz=TOUR_TZ
         )
     )
     return _ingest(records, by)
@@ -85,8 +88,6 @@ def _play(event: Event, players: list[SimPlayer], games: int, until: datetime, b
 def _week(qualifier: Event, field: list[SimPlayer], moment: datetime, by: User) -> int:
     """Play a past weekly qualifier, finalise it, then play and finalise its weekly final as
     far as the clock allows."""
-    from tournaments.services.finalise import event_finalise
-
     games = _play(qualifier, field, len(field) * 5, moment, by)
     if qualifier.ends_at > moment:
         return games
@@ -104,9 +105,6 @@ def _week(qualifier: Event, field: list[SimPlayer], moment: datetime, by: User) 
 
 
 def _titles(players: list[Player], reviewer: User, today: date) -> int:
-    from titles.models import QualificationRule
-    from titles.services import achievement_record, qualification_approve
-
     rules = {rule.key: rule for rule in QualificationRule.objects.all()}
     plan = [
         (players[0], "monthly_champion", today - timedelta(days=300)),
@@ -141,10 +139,8 @@ def _titles(players: list[Player], reviewer: User, today: date) -> int:
 
 
 def load_demo(*, players: int = 400, now: datetime | None = None) -> dict[str, int]:
-    from ratings.services import ratings_update
-
     moment = now or timezone.now()
-    today = moment.astimezone(SHANGHAI).date()
+    today = tour_day(moment)
     staff = _staff()
     with transaction.atomic():
         season = _season(today, staff["organiser"])
@@ -153,7 +149,7 @@ def load_demo(*, players: int = 400, now: datetime | None = None) -> dict[str, i
 
     this_week = today - timedelta(days=today.weekday())
     qualifiers = {
-        e.starts_at.astimezone(SHANGHAI).date(): e
+        tour_day(e.starts_at): e
         for e in Event.objects.filter(season=season, kind="weekly_qualifier")
     }
     for weeks_back in (2, 1):
@@ -162,7 +158,7 @@ def load_demo(*, players: int = 400, now: datetime | None = None) -> dict[str, i
             summary["games"] += _week(qualifier, field, moment, staff["organiser"])
     current = qualifiers.get(this_week)
     if current is not None:
-        opened = datetime.combine(this_week, time(10), SHANGHAI)
+        opened = datetime.combine(this_week, time(10), TOUR_TZ)
         share = max(0.0, min(1.0, (moment - opened) / timedelta(days=7)))
         summary["games"] += _play(
             current, field, int(players * 4 * share), moment, staff["organiser"]

@@ -9,9 +9,9 @@ two runs at once, keep the first snapshot and write nothing.
 
 from django.db import IntegrityError, transaction
 
+from core.clock import tour_today
 from exports.models import RegistrySnapshot
 from exports.selectors import registry_export
-from titles.recompute import tour_today
 
 
 def registry_snapshot_take() -> tuple[RegistrySnapshot, bool]:

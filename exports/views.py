@@ -18,11 +18,11 @@ from django.shortcuts import render
 from django.utils.http import content_disposition_header
 
 from accounts.provinces import PROVINCE_SET
+from core.clock import tour_today
 from core.errors import NotFoundError
 from exports import selectors
 from exports.models import RegistrySnapshot
 from titles.models import TitleStatus
-from titles.recompute import tour_today
 from tournaments.selectors.events import event_get, season_get
 
 FORMATS = ("csv", "json")

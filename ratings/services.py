@@ -87,7 +87,7 @@ def ordinal(mu: float, sigma: float) -> float:
 
 
 def provisional_games() -> int:
-    return int(getattr(settings, "RATING_PROVISIONAL_GAMES", 20))
+    return int(settings.RATING_PROVISIONAL_GAMES)
 
 
 def _batched(items: Iterable[tuple[int, datetime, str]], size: int) -> Iterator[list[_Game]]:
@@ -156,25 +156,15 @@ def _rate(
 
 
 def _insert_history(points: list[_Point]) -> None:
-    """Insert history rows by COPY on PostgreSQL, else with one prepared statement: a
-    rating run with bulk_create spends most of its time preparing each value of each row."""
+    """Insert history rows by COPY: a rating run with bulk_create spends most of its time
+    preparing each value of each row."""
     if not points:
         return
     table = RatingHistory._meta.db_table
     columns = ", ".join(_Point._fields)
-    with connection.cursor() as cursor:
-        if connection.vendor == "postgresql":
-            with cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
-                for point in points:
-                    copy.write_row(point)
-            return
-        adapt = connection.ops.adapt_datetimefield_value
-        cursor.executemany(
-            f"INSERT INTO {table} ({columns}) "  # noqa: S608 (no user input)
-            f"VALUES ({', '.join(['%s'] * len(_Point._fields))})",
-            # Each row with its third column, ended_at, adapted for the driver.
-            [(*point[:2], adapt(point.ended_at), *point[3:]) for point in points],
-        )
+    with connection.cursor() as cursor, cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
+        for point in points:
+            copy.write_row(point)
 
 
 def _rating_rows(table: dict[int, _Current], player_ids: Iterable[int]) -> list[Rating]:
@@ -194,10 +184,10 @@ def _rating_rows(table: dict[int, _Current], player_ids: Iterable[int]) -> list[
     ]
 
 
-def _by_code_point(field: str) -> Collate | str:
+def _by_code_point(field: str) -> Collate:
     """Order text as Python compares it (code points), whatever the database's collation:
     the update's watermark and the replay must agree on ties of ``ended_at``."""
-    return Collate(field, "C") if connection.vendor == "postgresql" else field
+    return Collate(field, "C")
 
 
 def _locked_state() -> RatingState:

@@ -19,9 +19,9 @@ from django.db.models import Count, Prefetch, Q, QuerySet
 from django.utils import timezone
 
 from accounts.models import Player
+from core.clock import tour_today
 from integrity.models import Case
 from titles.models import ChangeKind, PlayerTitle, Revocation, TermState, TitleChange, TitleTerm
-from titles.recompute import tour_today
 from tournaments.models import Event, EventStatus, Season, Standing
 from tournaments.selectors.events import event_list, window_is_open
 from tournaments.selectors.leaderboard import LeaderboardRow, leaderboard_player, live_ranks

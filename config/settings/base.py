@@ -1,8 +1,9 @@
 """Settings shared by every environment, read from the environment (django-environ).
 
-The embedded default needs nothing: SQLite in ``var/db.sqlite3``, jobs run in-process
+The local default needs nothing but the project-local PostgreSQL server of ``bin/pg`` (its
+socket in ``var/postgres/``, started by ``bin/run`` and ``bin/test``); jobs run in-process
 (``CELERY_TASK_ALWAYS_EAGER`` set explicitly by ``local`` and ``test``), local-memory cache.
-``DATABASE_URL=postgres://…`` selects PostgreSQL through psycopg 3;
+``DATABASE_URL=postgres://…`` names the PostgreSQL server (psycopg 3);
 ``CELERY_BROKER_URL=redis://…`` a real broker.
 """
 
@@ -95,22 +96,19 @@ TEMPLATES = [
 ]
 
 # --- Database ------------------------------------------------------------------------------
-# SQLite is the embedded default: WAL journal, IMMEDIATE transactions (a writer takes the
-# write lock at BEGIN, so two writers queue instead of failing on upgrade) and a busy timeout.
+# PostgreSQL only. Unset, DATABASE_URL is the project-local server's socket in var/postgres/
+# (bin/pg; bin/run and bin/test start it and export its URL). libpq's unix-socket form,
+# postgres://user@/db?host=/dir&port=N, names the socket in the query: Django reads HOST/PORT.
 DATABASES = {
-    "default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'db.sqlite3'}"),
+    "default": env.db(
+        "DATABASE_URL", default=f"postgres://postgres@/unotour?host={VAR_DIR / 'postgres'}"
+    ),
 }
-if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    DATABASES["default"]["OPTIONS"] = {
-        "transaction_mode": "IMMEDIATE",
-        "timeout": 20,
-        "init_command": (
-            "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=20000;"
-        ),
-    }
-else:
-    DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("DATABASE_CONN_MAX_AGE", default=60))
-    DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+for _key in ("host", "port"):
+    if _key in DATABASES["default"].get("OPTIONS", {}):
+        DATABASES["default"][_key.upper()] = DATABASES["default"]["OPTIONS"].pop(_key)
+DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("DATABASE_CONN_MAX_AGE", default=60))
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 AUTH_USER_MODEL = "accounts.User"
@@ -268,6 +266,10 @@ CONTENT_SECURITY_POLICY = {
         "frame-ancestors": [NONE],
     },
 }
+
+# --- Ratings (ratings.services) -----------------------------------------------------------------
+# A rating stays provisional until its player has played this many rated games.
+RATING_PROVISIONAL_GAMES = env.int("RATING_PROVISIONAL_GAMES", default=20)
 
 # --- Titles (SPEC §6, §8) ------------------------------------------------------------------------
 # Approve clean pending grants this many days after they were recorded (None: off).

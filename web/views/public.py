@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 from django.core.paginator import Page, Paginator
 from django.db.models import Count, Sum
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.utils.safestring import SafeString
 from django.utils.translation import get_language
@@ -29,11 +29,11 @@ from django.utils.translation import gettext as _
 from accounts.models import Player
 from accounts.provinces import PROVINCES
 from core.cache import CachedPage, cached_by_version, cached_page, cached_response, snapshot
+from core.clock import tour_today
 from core.errors import NotFoundError
 from ratings.models import Rating
 from ratings.selectors import rating_history_points
 from titles.models import TermState
-from titles.recompute import tour_today
 from titles.selectors import TitlesOn, player_titles_on, registry, term_by_code
 from tournaments.models import Event, Standing
 from tournaments.selectors.events import (
@@ -71,13 +71,6 @@ def _found(read: Callable[..., T], **kwargs: Any) -> T:
         return read(**kwargs)
     except NotFoundError as exc:
         raise Http404(exc.message) from None
-
-
-def _player(external_id: str) -> Player:
-    player = Player.objects.filter(external_id=external_id).first()
-    if player is None:
-        raise Http404(f"no player {external_id!r}")
-    return player
 
 
 # --- home and calendar -----------------------------------------------------------------------
@@ -296,7 +289,7 @@ def player(request: HttpRequest, external_id: str) -> HttpResponse:
     player's events (one query): their ranks and results are never stale past a standings
     write (past ``READ_STALE_SECONDS`` for an anonymous visitor's whole page). Their titles,
     rating and name have no version: those show within ``PLAYER_CACHE_SECONDS``."""
-    shown = _player(external_id)
+    shown = get_object_or_404(Player, external_id=external_id)
     today = tour_today()
     events, versions = _boards_of(external_id)
     data = cached_by_version(
@@ -339,7 +332,8 @@ def player(request: HttpRequest, external_id: str) -> HttpResponse:
 
 def player_titles(request: HttpRequest, external_id: str) -> HttpResponse:
     """The "as of a day" answer alone (htmx target of the date form)."""
-    return render(request, "web/_titles_on.html", _titles_on(request, _player(external_id)))
+    player = get_object_or_404(Player, external_id=external_id)
+    return render(request, "web/_titles_on.html", _titles_on(request, player))
 
 
 # --- titles ----------------------------------------------------------------------------------
