@@ -28,11 +28,11 @@ from django.db import connection, transaction
 from accounts.models import Player
 from accounts.provinces import PROVINCES
 from bench.registry import Result, stage, timer
+from flows.finalisation import event_finalise
 from tournaments.domain.calendar import DAILY_CLOSE, DAILY_OPEN
 from tournaments.models import Entry, Event, Season, Standing
 from tournaments.selectors.events import event_quota
 from tournaments.selectors.leaderboard import leaderboard_ranks, ranking_order_sql
-from tournaments.services.finalise import event_finalise
 from tournaments.simulation import SHANGHAI
 
 PLAYERS_AT_SCALE_1 = 1_000_000

@@ -5,8 +5,8 @@ from typing import Any
 from celery import shared_task
 
 from accounts.models import User
+from flows.finalisation import event_finalise
 from tournaments.models import Event
-from tournaments.services.finalise import event_finalise
 
 
 @shared_task(name="tournaments.event_finalise", acks_late=True)

@@ -10,11 +10,11 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from accounts.models import Player, User
+from flows.finalisation import event_finalise
 from integrity.models import AuditRun, Case, CaseEvent
 from tests.conftest import token_client
 from tests.integrity.test_workflow import AFTER, _monthly_with_a_farm
 from tournaments.models import Event
-from tournaments.services.finalise import event_finalise
 
 pytestmark = pytest.mark.django_db
 

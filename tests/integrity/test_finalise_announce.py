@@ -5,9 +5,9 @@ from typing import Any
 
 import pytest
 
+from flows.finalisation import event_finalise
 from integrity.models import AuditRun
 from tests.integrity.test_workflow import AFTER, _monthly_with_a_farm
-from tournaments.services.finalise import event_finalise
 from webhooks.models import Delivery, Subscription
 
 pytestmark = pytest.mark.django_db

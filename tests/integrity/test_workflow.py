@@ -10,6 +10,7 @@ import pytest
 
 from accounts.models import Player, User
 from core.errors import ConflictError, ServiceError
+from flows.finalisation import event_finalise
 from integrity.models import Appeal, Case, CaseEvent, CasePlayer, Sanction
 from integrity.services.audits import audit_event
 from integrity.services.cases import (
@@ -27,7 +28,6 @@ from titles.models import PlayerTitle, Qualification, QualificationRule, TitleTe
 from titles.recompute import tour_today
 from titles.services import qualification_approve, qualification_enter
 from tournaments.models import Correction, Entry, Event, Seat, Standing
-from tournaments.services.finalise import event_finalise
 
 pytestmark = pytest.mark.django_db
 

@@ -35,6 +35,7 @@ from django.utils import timezone
 
 from accounts.models import Player
 from core.errors import ServiceError
+from flows.finalisation import event_finalise
 from tests.tournaments.conftest import make_record
 from tests.tournaments.factories import local, make_event, make_season
 from titles import services as titles
@@ -44,7 +45,6 @@ from titles.recompute import titles_recompute_all
 from tournaments.domain.leaderboard import standing_from_scores
 from tournaments.models import Event, Game, Seat, Standing
 from tournaments.selectors.leaderboard import leaderboard_rows
-from tournaments.services.finalise import event_finalise
 from tournaments.services.ingest import games_ingest
 
 pytestmark = [pytest.mark.django_db(transaction=True)]

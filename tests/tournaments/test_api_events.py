@@ -10,11 +10,11 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from accounts.models import User
+from flows.finalisation import event_finalise
 from tests.conftest import token_client
 from tests.tournaments.factories import local, make_event, make_players, make_season, score_games
 from tests.tournaments.test_finalise import _field, _final_and_monthly
 from tournaments.models import CalendarChange, Correction, Entry, Event, Season
-from tournaments.services.finalise import event_finalise
 from tournaments.services.seasons import season_create
 
 pytestmark = pytest.mark.django_db

@@ -6,18 +6,18 @@ import pytest
 
 from accounts.models import Player, User
 from core.errors import ConflictError, ServiceError
-from tests.tournaments.factories import local, make_event, make_players, make_season, play
-from tests.tournaments.test_finalise import AFTER, QUOTAS, _entries, _field
-from tournaments.models import Correction, Entry, Event, Game, Seat, Standing
-from tournaments.selectors.leaderboard import leaderboard_rows
-from tournaments.services.corrections import (
+from flows.corrections import (
     game_fix,
     game_restore,
     game_void,
     player_games_restore,
     player_games_void,
 )
-from tournaments.services.finalise import event_finalise
+from flows.finalisation import event_finalise
+from tests.tournaments.factories import local, make_event, make_players, make_season, play
+from tests.tournaments.test_finalise import AFTER, QUOTAS, _entries, _field
+from tournaments.models import Correction, Entry, Event, Game, Seat, Standing
+from tournaments.selectors.leaderboard import leaderboard_rows
 
 pytestmark = pytest.mark.django_db
 

@@ -12,10 +12,10 @@ from django.db import connection
 
 from accounts.models import Player, User
 from core.errors import ConflictError
+from flows.finalisation import event_finalise
 from tests.tournaments.factories import local, make_event, make_players, make_season, score_games
 from tournaments.models import Entry, Event, Standing
 from tournaments.selectors.leaderboard import advancement_explain, leaderboard_rows
-from tournaments.services.finalise import event_finalise
 from tournaments.tasks import event_finalise_task
 
 pytestmark = pytest.mark.django_db

@@ -10,6 +10,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from accounts.models import Player
+from flows.finalisation import event_finalise
 from tests.tournaments.factories import local, make_event, make_players, make_season, timed_games
 from tournaments.domain.leaderboard import Ranked, rank, standing_from_scores
 from tournaments.models import Event, Season, Standing
@@ -20,7 +21,6 @@ from tournaments.selectors.leaderboard import (
     leaderboard_top,
     live_ranks,
 )
-from tournaments.services.finalise import event_finalise
 
 #: Each player's (score, ended_at) games.
 Field = dict[Player, list[tuple[int, datetime]]]

@@ -8,6 +8,7 @@ import pytest
 
 from accounts.models import Player
 from core.errors import ConflictError, ServiceError
+from flows.finalisation import event_finalise
 from tests.tournaments.factories import AFTER_SEATED, make_event, make_players, make_season
 from tournaments.domain.seating import random_seating, repeat_meetings
 from tournaments.models import (
@@ -21,7 +22,6 @@ from tournaments.models import (
 )
 from tournaments.selectors.leaderboard import leaderboard_rows
 from tournaments.selectors.seated import seated_round_replay, seated_round_tables
-from tournaments.services.finalise import event_finalise
 from tournaments.services.seated import seated_result_enter, seated_round_create
 
 pytestmark = pytest.mark.django_db

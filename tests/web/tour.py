@@ -15,13 +15,13 @@ from django.contrib.auth.models import Group
 
 from accounts.models import Player, User
 from accounts.roles import REVIEWER, ensure_roles
+from flows.finalisation import event_finalise
 from integrity.models import AuditRun, Case, CasePlayer, Flag
 from ratings.services import ratings_update
 from tests.tournaments.factories import local, play
 from titles import services as titles
 from titles.models import Qualification, QualificationRule
 from tournaments.models import Event, Season, Seat
-from tournaments.services.finalise import event_finalise
 from tournaments.services.seasons import season_create
 
 NOW = local(2021, 2, 8, 15)

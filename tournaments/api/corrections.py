@@ -12,17 +12,17 @@ from rest_framework.views import APIView
 from accounts.permissions import IsOrganiser, IsReviewer
 from accounts.roles import signed_in
 from core.errors import NotFoundError, ServiceError
-from tournaments.api.base import page_response, paginated
-from tournaments.api.events import player_get
-from tournaments.models import Correction, Event, Game
-from tournaments.selectors.events import event_get
-from tournaments.services.corrections import (
+from flows.corrections import (
     game_fix,
     game_restore,
     game_void,
     player_games_restore,
     player_games_void,
 )
+from tournaments.api.base import page_response, paginated
+from tournaments.api.events import player_get
+from tournaments.models import Correction, Event, Game
+from tournaments.selectors.events import event_get
 
 
 class CorrectionOutput(serializers.Serializer[Any]):

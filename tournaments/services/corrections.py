@@ -4,8 +4,10 @@ An organiser voids a game, restores a voided one or fixes a game's hands; an int
 sanction voids every game of a player in a set of events (``player_games_void``, reversed by
 ``player_games_restore`` on appeal). Each runs in one transaction that also recomputes the
 affected standings (``standings_recompute``) and, when the event is finalised, re-runs its
-finalisation and moves everything downstream (``event_refreeze``: champion, advancement, the
-fed event's entries, the champion's title qualification). A ``Correction`` row keeps who,
+finalisation and moves everything downstream in tournaments (``event_refreeze``: champion,
+advancement, the fed event's entries). The champion's title qualification is the other app's
+part: ``flows.corrections`` runs these services and moves it (``champion_change`` reads
+what moved) in the same transaction; callers call the flow. A ``Correction`` row keeps who,
 when, why and the diff: the standings changed (with the corrected players' finalised ranks,
 read from the board's order before and after), the champion before and after, the players
 whose advancement was added or removed and the fed event's entries added or removed.
@@ -84,7 +86,7 @@ def _recompute(
         standings_recompute(event=event, player_ids=player_ids)
     diff: dict[str, Any] = dict(extra or {})
     if event.status == EventStatus.FINALISED:
-        diff.update(event_refreeze(event=event, by=by, reason=reason).as_diff())
+        diff.update(event_refreeze(event=event).as_diff())
     after = _snapshot(event, player_ids)
     diff["standings"] = [
         {"player": key, "before": before.get(key), "after": after.get(key)}
@@ -254,3 +256,16 @@ def player_games_restore(
     """Reverse ``player_games_void`` (an appeal upheld): the player's seats count again,
     except in games voided as a whole."""
     return _player_games(player=player, events=events, by=by, reason=reason, void=False)
+
+
+def champion_change(correction: Correction) -> tuple[Player | None, Player | None] | None:
+    """The champion before and after ``correction`` when it changed them, else None."""
+    champion = correction.diff.get("champion")
+    if not champion or champion["before"] == champion["after"]:
+        return None
+    keys = [key for key in (champion["before"], champion["after"]) if key is not None]
+    players = {player.external_id: player for player in Player.objects.filter(external_id__in=keys)}
+    before, after = (
+        None if key is None else players[key] for key in (champion["before"], champion["after"])
+    )
+    return before, after

@@ -21,11 +21,10 @@ the champion's title qualification (SPEC §4 "Finalising an event…", §2 quota
   entry, from the first feeder finalised; if that source later withdraws them (a
   correction), the entry moves to the other feeder.
 * **Titles**: the champion of an event that names a qualification rule
-  (``Event.champion_achievement``: monthly, quarterly and annual finals from the calendar —
-  SPEC §2 — and any championship the organiser adds, e.g. the National Championship) gets
-  it, recorded with ``titles.services.achievement_record`` (dated the final's last day in
-  the season's time zone, source ``event:<code>:champion``); a correction that changes the
-  champion withdraws it from the old one and records it for the new one.
+  (``Event.champion_achievement``) gets it; that and the event's audit and webhook are the
+  other apps' part, called by ``flows.finalisation`` in the same transaction. This module
+  returns what changed (``FinaliseResult``, ``Outcome``) and gives the qualification's date
+  and evidence (``final_day``, ``champion_evidence``).
 
 A re-finalisation after a correction (``event_refreeze``) diffs the champion and the
 advancing set against what is stored and writes only what moved: rows that no longer
@@ -41,7 +40,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from sqlite3 import dbapi2
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -50,7 +48,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from accounts.models import Player, User
-from core.errors import ConflictError, UnavailableError
+from core.errors import ConflictError
 from tournaments.domain.advancement import Basis, Quota, advance, basis_for
 from tournaments.models import Entry, Event, EventStatus, Standing
 from tournaments.selectors.events import event_quota
@@ -97,19 +95,6 @@ class Outcome:
 def final_day(event: Event) -> date:
     """The day a final's result is decided: its window's last day in the season's zone."""
     return event.ends_at.astimezone(ZoneInfo(event.season.time_zone)).date()
-
-
-#: Window functions need SQLite 3.25; PostgreSQL has them.
-SQLITE_MINIMUM = (3, 25, 0)
-
-
-def _check_database() -> None:
-    # dbapi2 is the SQLite backend's ``connection.Database``.
-    if connection.vendor == "sqlite" and dbapi2.sqlite_version_info < SQLITE_MINIMUM:
-        raise UnavailableError(
-            f"finalising needs SQLite {'.'.join(map(str, SQLITE_MINIMUM))} or later, "
-            f"found {dbapi2.sqlite_version}"
-        )
 
 
 def _fed_event(event: Event) -> Event | None:
@@ -265,38 +250,25 @@ def _sync_entries(event: Event, bases: dict[int, Basis], outcome: Outcome) -> No
     outcome.entries_removed = sorted(keys[pk] for pk in gone if pk not in kept)
 
 
-def _titles(
-    event: Event, before: Player | None, after: Player | None, *, by: User | None, reason: str
-) -> None:
-    achievement = event.champion_achievement
-    if not achievement or before == after:
-        return
-    from titles.services import achievement_record, achievement_withdraw
-
-    source = f"event:{event.code}:champion"
-    if before is not None:
-        achievement_withdraw(source=source, player=before, by=by, reason=reason)
-    if after is not None:
-        standing = Standing.objects.get(event=event, player=after)
-        achievement_record(
-            achievement=achievement,
-            player=after,
-            on=final_day(event),
-            source=source,
-            evidence={
-                "event": event.code,
-                "station": event.station,
-                "rank": 1,
-                "score": standing.total,
-                "games": standing.games,
-            },
-            by=by,
-        )
+def champion_evidence(event: Event, champion: Player) -> dict[str, Any]:
+    """What the champion's title qualification records of the event (SPEC §6)."""
+    standing = Standing.objects.get(event=event, player=champion)
+    return {
+        "event": event.code,
+        "station": event.station,
+        "rank": 1,
+        "score": standing.total,
+        "games": standing.games,
+    }
 
 
-def _settle(event: Event, *, by: User | None, reason: str, refreeze: bool) -> Outcome:
-    """Rank, then champion, advancement, entries and titles; ``event`` is locked."""
-    _check_database()
+def champion_source(event: Event) -> str:
+    """The source the champion's title qualification is recorded under."""
+    return f"event:{event.code}:champion"
+
+
+def _settle(event: Event, *, refreeze: bool) -> Outcome:
+    """Rank, then champion, advancement and entries; ``event`` is locked."""
     before = event.champion
     after, bases = _rank(event)
     outcome = Outcome(
@@ -307,15 +279,15 @@ def _settle(event: Event, *, by: User | None, reason: str, refreeze: bool) -> Ou
     _sync_entries(event, bases, outcome)
     event.champion = after
     event.save(update_fields=["champion"])
-    _titles(event, before, after, by=by, reason=reason)
     return outcome
 
 
-def event_refreeze(*, event: Event, by: User | None, reason: str) -> Outcome:
-    """Re-finalise an event after a correction and move everything downstream.
+def event_refreeze(*, event: Event) -> Outcome:
+    """Re-finalise an event after a correction and move its champion, advancement and the
+    fed event's entries; the outcome says what moved (the champion's title is the flow's).
 
     Runs inside the caller's transaction with ``event`` locked by the caller."""
-    outcome = _settle(event, by=by, reason=reason, refreeze=True)
+    outcome = _settle(event, refreeze=True)
     Event.objects.filter(pk=event.pk).update(leaderboard_version=F("leaderboard_version") + 1)
     return outcome
 
@@ -342,7 +314,10 @@ def event_finalise_check(*, event: Event, force: bool, now: datetime | None = No
 def event_finalise(
     *, event: Event, by: User | None, force: bool = False, now: datetime | None = None
 ) -> FinaliseResult:
-    """Finalise ``event`` (SPEC §4); idempotent, one of concurrent calls does the work."""
+    """Finalise ``event`` (SPEC §4); idempotent, one of concurrent calls does the work.
+
+    ``changed`` is false when the event was finalised already. The champion's title, the
+    audit and the webhook are ``flows.finalisation.event_finalise``'s."""
     moment = now or timezone.now()
     with transaction.atomic():
         locked = (
@@ -351,35 +326,14 @@ def event_finalise(
         if locked.status == EventStatus.FINALISED:
             return FinaliseResult(locked, False, locked.champion, _advanced_count(locked))
         event_finalise_check(event=locked, force=force, now=moment)
-        _settle(locked, by=by, reason=f"event {locked.code} finalised", refreeze=False)
+        _settle(locked, refreeze=False)
         locked.status = EventStatus.FINALISED
         locked.finalised_at = moment
         locked.finalised_by = by
         locked.leaderboard_version = F("leaderboard_version") + 1
         locked.save(update_fields=["status", "finalised_at", "finalised_by", "leaderboard_version"])
         locked.refresh_from_db()
-        _announce(locked)
     return FinaliseResult(locked, True, locked.champion, _advanced_count(locked))
-
-
-def _announce(event: Event) -> None:
-    """After the finalisation commits: the event's integrity audit (SPEC §7: after each event
-    closes) and the partners' ``event.finalised`` webhook."""
-    from integrity.tasks import audit_event_enqueue
-    from webhooks.services import webhook_emit
-
-    audit_event_enqueue(event)
-    webhook_emit(
-        event_type="event.finalised",
-        payload={
-            "event": event.code,
-            "kind": event.kind,
-            "station": event.station,
-            "city": event.city,
-            "champion": event.champion.external_id if event.champion else None,
-            "finalised_at": event.finalised_at.isoformat() if event.finalised_at else None,
-        },
-    )
 
 
 def _advanced_count(event: Event) -> int:

@@ -1,5 +1,5 @@
 """``manage.py finalise_event CODE [--force] [--by USERNAME]``: finalise an event now, in this
-process (``tournaments.services.finalise.event_finalise``; idempotent)."""
+process (``flows.finalisation.event_finalise``; idempotent)."""
 
 from typing import Any
 
@@ -7,8 +7,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from accounts.models import User
 from core.errors import ServiceError
+from flows.finalisation import event_finalise
 from tournaments.selectors.events import event_get, station_title
-from tournaments.services.finalise import event_finalise
 
 
 class Command(BaseCommand):
