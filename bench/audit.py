@@ -41,17 +41,17 @@ from django.db import connection, transaction
 
 from accounts.provinces import PROVINCES
 from bench.registry import Result, stage
+from core.domain.clock import TOUR_TZ
 from integrity.models import AuditRun
 from integrity.services.audits import audit_event, coseating_sql
 from tournaments.models import Event, Season
-from tournaments.simulation import SHANGHAI
 
 GAMES_AT_SCALE_1 = 10_000_000
 GAMES_PER_PLAYER = 30
 BENCH_YEAR = 2997
 EVENT = "bench-audit"
 PREFIX = "bench-au-"
-START = datetime(2021, 3, 1, tzinfo=SHANGHAI)
+START = datetime(2021, 3, 1, tzinfo=TOUR_TZ)
 GOAL = 2.0
 RUNS = 3
 

@@ -29,11 +29,12 @@ from django.db import connection, transaction
 
 from accounts.models import Player
 from bench.registry import Result, stage, timer
+from core.domain.clock import TOUR_TZ
 from tournaments.domain.calendar import DAILY_CLOSE, DAILY_OPEN
 from tournaments.models import Event, Game, Season, Seat, Standing
 from tournaments.services.game_copy import GAME_COLUMNS, SEAT_COLUMNS
 from tournaments.services.ingest import games_import
-from tournaments.simulation import SHANGHAI, simulate_games, simulate_players
+from tournaments.simulation import simulate_games, simulate_players
 
 GAMES_AT_SCALE_1 = 250_000
 GAMES_PER_PLAYER = 20  # seats per player on average: 4 * games / players
@@ -53,8 +54,8 @@ def _bench_event() -> Event:
         defaults={
             "season": season,
             "kind": "weekly_qualifier",
-            "starts_at": datetime.combine(MONDAY, DAILY_OPEN, SHANGHAI),
-            "ends_at": datetime.combine(date(2021, 2, 7), DAILY_CLOSE, SHANGHAI),
+            "starts_at": datetime.combine(MONDAY, DAILY_OPEN, TOUR_TZ),
+            "ends_at": datetime.combine(date(2021, 2, 7), DAILY_CLOSE, TOUR_TZ),
             "daily_opens": DAILY_OPEN,
             "daily_closes": DAILY_CLOSE,
             "open_entry": True,

@@ -28,12 +28,12 @@ from django.db import connection, transaction
 from accounts.models import Player
 from accounts.provinces import PROVINCES
 from bench.registry import Result, stage, timer
+from core.domain.clock import TOUR_TZ
 from flows.finalisation import event_finalise
 from tournaments.domain.calendar import DAILY_CLOSE, DAILY_OPEN
 from tournaments.models import Entry, Event, Season, Standing
 from tournaments.selectors.events import event_quota
 from tournaments.selectors.leaderboard import leaderboard_ranks, ranking_order_sql
-from tournaments.simulation import SHANGHAI
 
 PLAYERS_AT_SCALE_1 = 1_000_000
 BENCH_YEAR = 2998
@@ -49,14 +49,14 @@ def _events() -> tuple[Event, Event]:
     season, _ = Season.objects.get_or_create(
         year=BENCH_YEAR, defaults={"name": "bench leaderboard", "starts_on": MONDAY}
     )
-    opens = datetime.combine(MONDAY, DAILY_OPEN, SHANGHAI)
+    opens = datetime.combine(MONDAY, DAILY_OPEN, TOUR_TZ)
     final, _ = Event.objects.update_or_create(
         code=FINAL,
         defaults={
             "season": season,
             "kind": "weekly_final",
             "starts_at": opens + timedelta(days=7),
-            "ends_at": datetime.combine(MONDAY + timedelta(days=7), DAILY_CLOSE, SHANGHAI),
+            "ends_at": datetime.combine(MONDAY + timedelta(days=7), DAILY_CLOSE, TOUR_TZ),
             "status": "scheduled",
         },
     )
@@ -66,7 +66,7 @@ def _events() -> tuple[Event, Event]:
             "season": season,
             "kind": "weekly_qualifier",
             "starts_at": opens,
-            "ends_at": datetime.combine(MONDAY + timedelta(days=6), DAILY_CLOSE, SHANGHAI),
+            "ends_at": datetime.combine(MONDAY + timedelta(days=6), DAILY_CLOSE, TOUR_TZ),
             "daily_opens": DAILY_OPEN,
             "daily_closes": DAILY_CLOSE,
             "feeds": final,
