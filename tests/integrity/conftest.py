@@ -12,12 +12,12 @@ from django.db import transaction
 
 from accounts.models import Player, User
 from accounts.roles import REVIEWER
+from flows.ingest import games_ingest
 from integrity.simulation import Season, simulate_season
 from tournaments.domain.cards import hand_points
 from tournaments.domain.scoring import tour_singles
 from tournaments.models import Event, Game, Seat
 from tournaments.models import Season as TourSeason
-from tournaments.services.ingest import games_ingest
 from tournaments.services.standings import ScoreRow, standings_apply
 from tournaments.simulation import SHANGHAI
 

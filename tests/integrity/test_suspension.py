@@ -7,10 +7,10 @@ import pytest
 from django.utils import timezone
 
 from accounts.models import Player, User
+from flows.ingest import games_ingest
 from integrity.models import Case, CasePlayer, Sanction
 from tests.tournaments.conftest import event, make_record, season  # noqa: F401 - fixtures
 from tournaments.models import Game, Seat
-from tournaments.services.ingest import games_ingest
 
 pytestmark = pytest.mark.django_db
 

@@ -14,17 +14,12 @@ import pytest
 from django.db import connection
 
 from accounts.models import Player, PlayerChange, User
+from flows.ingest import games_import, games_ingest
 from tests.tournaments.conftest import EVENT_CODE, SHANGHAI, RecordBuilder, make_record
 from tournaments.domain.cards import CLASSIC, double_deck
 from tournaments.domain.leaderboard import standing_from_scores
 from tournaments.models import Entry, Event, EventStatus, Game, Seat, Standing
-from tournaments.services.ingest import (
-    Conflict,
-    IngestReport,
-    Rejection,
-    games_import,
-    games_ingest,
-)
+from tournaments.services.ingest import Conflict, IngestReport, Rejection
 
 Counts = Callable[[], dict[str, int]]
 

@@ -11,10 +11,11 @@ from typing import Any
 import pytest
 
 from accounts.models import Player
+from flows.ingest import games_import, games_ingest
 from tests.tournaments.conftest import RecordBuilder
 from tournaments.domain.cards import CLASSIC, HAPPY, CardError, CardTable, parse_hand, validate_deal
 from tournaments.models import Entry, Event, Game, Standing
-from tournaments.services.ingest import Rejection, games_import, games_ingest
+from tournaments.services.ingest import Rejection
 from tournaments.services.ingest_validation import RecordRules
 
 

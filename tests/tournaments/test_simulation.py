@@ -14,10 +14,10 @@ import pytest
 from django.core.management import call_command
 
 from accounts.provinces import PROVINCE_SET
+from flows.ingest import games_ingest
 from tests.tournaments.conftest import SHANGHAI
 from tournaments.domain.cards import validate_deal
 from tournaments.models import Event, Game, Seat
-from tournaments.services.ingest import games_ingest
 from tournaments.simulation import simulate_games, simulate_players
 
 WINDOW = (

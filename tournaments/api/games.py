@@ -1,5 +1,5 @@
 """``POST /api/games/``: ingest a batch of game records v1 (SPEC §9) through
-``tournaments.services.ingest.games_ingest``."""
+``flows.ingest.games_ingest``."""
 
 from typing import Any
 
@@ -15,8 +15,8 @@ from accounts.provinces import PROVINCES
 from accounts.roles import signed_in
 from core.errors import ServiceError
 from core.parsers import SafeJSONParser
+from flows.ingest import games_ingest
 from ratings.tasks import ratings_update_task
-from tournaments.services.ingest import games_ingest
 
 MAX_BATCH = 1000
 

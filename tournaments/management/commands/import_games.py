@@ -1,7 +1,7 @@
 """``manage.py import_games FILE``: bulk import of game records v1 (SPEC §9) from JSON Lines.
 
 ``FILE`` is ``.jsonl`` or ``.jsonl.gz``. Records go through the same validation, scoring and
-writes as ``POST /api/games/`` (``tournaments.services.ingest.games_import``), in batches of
+writes as ``POST /api/games/`` (``flows.ingest.games_import``), in batches of
 ``--batch-size`` (one transaction each; PostgreSQL: COPY). Rejected lines and conflicts are
 written to the rejects file, one JSON object a line: ``{"line", "id", "field", "reason"}``.
 Running the same file again changes nothing (every record is then a duplicate).
@@ -17,8 +17,9 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 from tqdm import tqdm
 
+from flows.ingest import games_import
 from ratings.tasks import ratings_update_task
-from tournaments.services.ingest import IMPORT_BATCH, ImportSummary, games_import
+from tournaments.services.ingest import IMPORT_BATCH, ImportSummary
 
 
 class Command(BaseCommand):

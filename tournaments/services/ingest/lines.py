@@ -1,0 +1,171 @@
+"""Game ingest of a JSON Lines file (SPEC §9): ``manage.py import_games`` and the bench.
+
+Each non-blank line is one game record v1; the file is ingested in batches through the
+batch path of ``ingest.batch`` (same outcomes, same guarantees), each batch its own
+transaction, so a rerun changes nothing. A line that is not JSON is a reject with its line
+number. Batches are pipelined (``games_import``): a second thread decodes and validates
+ahead while this one writes.
+"""
+
+import json
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from accounts.models import User
+from core import collector
+from tournaments.services.ingest.batch import (
+    IngestReport,
+    Suspensions,
+    _Head,
+    _heads,
+    _not_suspended,
+    _Outcomes,
+    _unstored,
+    _validate,
+    _Validated,
+    _write,
+)
+from tournaments.services.ingest_validation import RecordRules
+
+IMPORT_BATCH = 5000
+
+
+@dataclass
+class ImportSummary:
+    lines: int = 0
+    ingested: int = 0
+    duplicates: int = 0
+    conflicts: int = 0
+    rejected: int = 0
+
+
+@dataclass
+class _Batch:
+    """A batch of lines, decoded: the records with their line numbers, and the lines that
+    are not JSON (rejects)."""
+
+    records: list[object] = field(default_factory=list)
+    numbers: list[int] = field(default_factory=list)
+    unreadable: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _not_json_constant(name: str) -> None:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _line_batches(
+    lines: Iterable[str | bytes], size: int, summary: ImportSummary
+) -> Iterator[list[tuple[int, str | bytes]]]:
+    """The non-blank lines with their numbers, ``size`` at a time."""
+    batch: list[tuple[int, str | bytes]] = []
+    for number, line in enumerate(lines, start=1):
+        summary.lines = number
+        if not line.strip():
+            continue
+        batch.append((number, line))
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def _decoded(lines: Sequence[tuple[int, str | bytes]]) -> _Batch:
+    batch = _Batch()
+    for number, line in lines:
+        try:
+            batch.records.append(json.loads(line, parse_constant=_not_json_constant))
+        except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+            reason = f"not JSON: {exc}"
+            batch.unreadable.append(
+                {"line": number, "id": None, "field": "record", "reason": reason}
+            )
+            continue
+        batch.numbers.append(number)
+    return batch
+
+
+def _prepared(lines: Sequence[tuple[int, str | bytes]]) -> tuple[_Batch, list[_Head], _Outcomes]:
+    """Decode a batch and read its ids and digests (no query)."""
+    batch = _decoded(lines)
+    out = _Outcomes()
+    return batch, _heads(batch.records, batch.numbers, out), out
+
+
+def _rejects(batch: _Batch, report: IngestReport) -> list[dict[str, Any]]:
+    rows = (
+        batch.unreadable
+        + [
+            {"line": c.index, "id": c.id, "field": "id", "reason": c.reason}
+            for c in report.conflicts
+        ]
+        + [
+            {"line": r.index, "id": r.id, "field": r.field, "reason": r.reason}
+            for r in report.rejected
+        ]
+    )
+    return sorted(rows, key=lambda row: row["line"])
+
+
+def games_import(
+    *,
+    lines: Iterable[str | bytes],
+    by: User | None = None,
+    batch_size: int = IMPORT_BATCH,
+    on_rejects: Callable[[list[dict[str, Any]]], None],
+    on_batch: Callable[[ImportSummary], None] | None = None,
+    suspensions: Suspensions,
+) -> ImportSummary:
+    """Ingest JSON Lines (one record per line) in batches through `games_ingest`'s path.
+
+    ``suspensions`` are asked once per batch, as in ``games_ingest``. A line that is not
+    JSON is a reject with its line number (blank lines are skipped);
+    rejects and conflicts go to ``on_rejects`` as ``{"line", "id", "field", "reason"}``, in
+    line order. Each batch is its own transaction, so a rerun changes nothing.
+
+    Batches are pipelined: while one batch is written (this thread then mostly waits on
+    the database), a second thread decodes the batch after next and validates and scores
+    the next one, whose ids were looked up and rules loaded first, so that thread never
+    queries. An id stored by the batch ahead after the lookup is caught by the write, as
+    with a concurrent writer, and reported as a duplicate or a conflict all the same.
+    """
+    summary = ImportSummary()
+    rules = RecordRules()
+
+    def finish(batch: _Batch, out: _Outcomes, checking: Future[_Validated]) -> None:
+        pending, checked = checking.result()
+        out.add(checked)
+        _write(_not_suspended(pending, out, suspensions), by, out)
+        report = out.report()
+        summary.ingested += report.ingested
+        summary.duplicates += len(report.duplicates)
+        summary.conflicts += len(report.conflicts)
+        summary.rejected += len(report.rejected) + len(batch.unreadable)
+        rejects = _rejects(batch, report)
+        if rejects:
+            on_rejects(rejects)
+        if on_batch is not None:
+            on_batch(summary)
+
+    with (
+        collector.paused(collect_after=True),
+        ThreadPoolExecutor(max_workers=1, thread_name_prefix="ingest-validate") as worker,
+    ):
+        batches = _line_batches(lines, batch_size, summary)
+        first = next(batches, None)
+        preparing = worker.submit(_prepared, first) if first is not None else None
+        ahead: tuple[_Batch, _Outcomes, Future[_Validated]] | None = None
+        while preparing is not None:
+            batch, heads, out = preparing.result()
+            following = next(batches, None)
+            preparing = worker.submit(_prepared, following) if following is not None else None
+            unstored = _unstored(heads, rules, out)
+            checking = worker.submit(_validate, unstored, rules.detached())
+            if ahead is not None:
+                finish(*ahead)
+            ahead = (batch, out, checking)
+        if ahead is not None:
+            finish(*ahead)
+    return summary
