@@ -19,6 +19,7 @@ half):
 The bench event, its rows and its players are removed before and after.
 """
 
+import json
 import os
 import tempfile
 import time
@@ -30,10 +31,10 @@ from django.db import connection, transaction
 from accounts.models import Player
 from bench.registry import Result, stage, timer
 from core.domain.clock import TOUR_TZ
+from flows.ingest import games_import
 from tournaments.domain.calendar import DAILY_CLOSE, DAILY_OPEN
 from tournaments.models import Event, Game, Season, Seat, Standing
 from tournaments.services.game_copy import GAME_COLUMNS, SEAT_COLUMNS
-from tournaments.services.ingest import games_import
 from tournaments.simulation import simulate_games, simulate_players
 
 GAMES_AT_SCALE_1 = 250_000
@@ -176,8 +177,6 @@ def ingest(scale: float, out: TextIO) -> list[Result]:
         timer() as generated,
         tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False, encoding="utf-8") as file,
     ):
-        import json
-
         for record in simulate_games(
             players=simulate_players(players, seed=7, id_prefix=PLAYER_PREFIX),
             games=games,

@@ -15,11 +15,12 @@ from accounts.models import Player, User
 from accounts.roles import ORGANISER, REVIEWER, ensure_roles
 from core.domain.clock import TOUR_TZ, tour_day
 from flows.finalisation import event_finalise
+from flows.grants import qualification_approve
+from flows.ingest import games_ingest
 from ratings.services import ratings_update
 from titles.models import QualificationRule
-from titles.services import achievement_record, qualification_approve
+from titles.services import achievement_record
 from tournaments.models import Entry, Event, EventStatus, Season
-from tournaments.services.ingest import games_ingest
 from tournaments.services.seasons import season_create
 from tournaments.simulation import SimPlayer, simulate_games, simulate_players
 
@@ -27,7 +28,7 @@ DEMO_PASSWORD = "demo-password"  # noqa: S105 - documented demo credential, loca
 SEED = 2021
 
 
-def _staff() -> dict[str, User]:
+def _demo_staff() -> dict[str, User]:
     ensure_roles()
     users = {}
     for username, role, superuser in (
@@ -141,7 +142,7 @@ def _titles(players: list[Player], reviewer: User, today: date) -> int:
 def load_demo(*, players: int = 400, now: datetime | None = None) -> dict[str, int]:
     moment = now or timezone.now()
     today = tour_day(moment)
-    staff = _staff()
+    staff = _demo_staff()
     with transaction.atomic():
         season = _season(today, staff["organiser"])
     field = simulate_players(players, seed=SEED)

@@ -9,8 +9,8 @@ from typing import Any
 
 from celery import shared_task
 
+from webhooks.delivery import delivery_attempt, retry_countdown
 from webhooks.models import DeliveryStatus
-from webhooks.services import delivery_attempt, retry_countdown
 
 
 @shared_task(bind=True, name="webhooks.deliver", acks_late=True, max_retries=None)

@@ -8,8 +8,9 @@ from django.db import transaction
 
 from core.errors import ConflictError, NotFoundError, ServiceError
 from tests.webhooks.conftest import Receiver
+from webhooks.delivery import delivery_attempt, retry_countdown
 from webhooks.models import Delivery, DeliveryAttempt, Subscription
-from webhooks.services import delivery_attempt, retry_countdown, webhook_emit
+from webhooks.services import webhook_emit
 from webhooks.signing import verify_signature
 
 pytestmark = pytest.mark.django_db
@@ -178,7 +179,7 @@ def test_attempt_connection_refused_is_logged(db: Any) -> None:
 def test_attempt_timeout_is_logged(
     subscription: Subscription, receiver: Receiver, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("webhooks.services.TIMEOUT_SECONDS", 0.2)
+    monkeypatch.setattr("webhooks.delivery.TIMEOUT_SECONDS", 0.2)
     receiver.delay = 0.6
     webhook_emit(event_type="event.finalised", payload=PAYLOAD)
 

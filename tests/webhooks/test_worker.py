@@ -22,7 +22,7 @@ from webhooks.services import webhook_emit
 def test_worker_retries_until_the_receiver_answers_2xx(
     celery_worker_app: Any, receiver: Receiver, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("webhooks.services.BACKOFF_SECONDS", 0)
+    monkeypatch.setattr("webhooks.delivery.BACKOFF_SECONDS", 0)
     Subscription.objects.create(
         name="partner", url=receiver.url, secret="s3cret", events=["title.granted"]
     )
