@@ -16,7 +16,7 @@ from tests.tournaments.conftest import RecordBuilder
 from tournaments.domain.cards import CLASSIC, HAPPY, CardError, CardTable, parse_hand, validate_deal
 from tournaments.models import Entry, Event, Game, Standing
 from tournaments.services.ingest import Rejection
-from tournaments.services.ingest_validation import RecordRules
+from tournaments.services.ingest_rules import RecordRules
 
 
 def _reference_deal(hands: Sequence[Any], table: CardTable) -> None:

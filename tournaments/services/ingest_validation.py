@@ -15,13 +15,11 @@ Decisions (the record format is fixed by SPEC §9; these close what it leaves op
   ``team`` (required as 0 or 1 in doubles, must be null in singles), its ``session`` and
   each of the session's ``ip``, ``device``, ``client``.
 * **Times** are ISO 8601 with a UTC offset; a naive time is rejected. ``ended_at`` may equal
-  ``started_at``. Both must lie inside the event window (inclusive) and, when the event has
-  daily hours (weekly qualifiers: 10:00-23:59), inside them on one local day in the season's
-  time zone (Asia/Shanghai), so a game cannot span the nightly close.
-* **Events.** An unknown, cancelled or finalised event rejects the record (corrections of a
-  finalised event go through their own path). A closed-entry event (``open_entry`` false)
-  accepts only games whose every player holds an `Entry`. A game arriving late but timed
-  inside its window is normal and accepted.
+  ``started_at``. The event's window, daily hours and status are checked by
+  ``ingest_rules.check_event``.
+* **Events.** An unknown, cancelled or finalised event rejects the record
+  (``ingest_rules``). A closed-entry event (``open_entry`` false) accepts only games whose
+  every player holds an `Entry`.
 * **Cards** are checked against the season's card table: each hand's codes, then the deal
   as a whole (``validate_deal``: no card more often than the deck holds it). A stored hand
   (codes joined by spaces) longer than 400 characters is rejected.
@@ -35,17 +33,15 @@ Decisions (the record format is fixed by SPEC §9; these close what it leaves op
 import hashlib
 import ipaddress
 import json
-from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime, time
+from datetime import datetime
 from functools import lru_cache
 from typing import Any, cast
-from zoneinfo import ZoneInfo
 
 from accounts.provinces import PROVINCE_SET
 from tournaments.domain.cards import CardError, CardTable, validate_deal
 from tournaments.domain.scoring import SCORINGS, tour_doubles
-from tournaments.models import Entry, Event, EventStatus
+from tournaments.services.ingest_rules import EventRules, RecordError, RecordRules, check_event
 
 RECORD_FIELDS = frozenset(
     {"id", "event", "mode", "started_at", "ended_at", "ended_by", "seats", "log"}
@@ -63,34 +59,6 @@ MAX_LOG_DEPTH = 64  # nesting of the optional move log
 MIN_SEATS, MAX_SEATS = 2, 10
 MODES = ("singles", "doubles")
 ENDINGS = ("out", "time")
-
-
-class RecordError(ValueError):
-    """A record refused: ``field`` is the path inside the record, ``reason`` says why."""
-
-    def __init__(self, field: str, reason: str) -> None:
-        super().__init__(f"{field}: {reason}")
-        self.field = field
-        self.reason = reason
-
-
-@dataclass(frozen=True, slots=True)
-class EventRules:
-    """What validation needs of an event and its season, loaded once per batch."""
-
-    pk: int
-    code: str
-    status: str
-    starts_at: datetime
-    ends_at: datetime
-    daily_opens: time | None
-    daily_closes: time | None
-    tz: ZoneInfo
-    open_entry: bool
-    table: CardTable | None
-    points: dict[str, int]
-    singles_scoring: str
-    setup_error: str | None  # a broken season ruleset: every record of the event is refused
 
 
 @dataclass(slots=True)
@@ -123,92 +91,6 @@ class CheckedGame:
 def _show(value: object, limit: int = 40) -> str:
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _rules_of(event: Event) -> EventRules:
-    season = event.season
-    setup_error = None
-    table: CardTable | None = None
-    try:
-        table = CardTable.from_dict(season.card_table)
-    except ValueError as exc:
-        setup_error = f"the card table of season {season.year} is invalid: {exc}"
-    if season.singles_scoring not in SCORINGS or SCORINGS[season.singles_scoring].needs_teams:
-        setup_error = f"season {season.year} names no singles scoring {season.singles_scoring!r}"
-    return EventRules(
-        pk=event.pk,
-        code=event.code,
-        status=event.status,
-        starts_at=event.starts_at,
-        ends_at=event.ends_at,
-        daily_opens=event.daily_opens,
-        daily_closes=event.daily_closes,
-        tz=ZoneInfo(season.time_zone),
-        open_entry=event.open_entry,
-        table=table,
-        points=dict(table.points) if table is not None else {},
-        singles_scoring=season.singles_scoring,
-        setup_error=setup_error,
-    )
-
-
-class RecordRules:
-    """The events, card tables and entrants records are checked against, cached by code.
-
-    One instance serves one batch (the API) or one file (the importer); the status an event
-    had when loaded is checked again under lock when the games are written."""
-
-    def __init__(self) -> None:
-        self._events: dict[str, EventRules | None] = {}
-        self._entrants: dict[int, frozenset[str]] = {}
-        self._detached = False
-
-    def load(self, codes: Iterable[str]) -> None:
-        """Cache the events of these codes, and the entrants of those with closed entry."""
-        missing = {code for code in codes if code not in self._events}
-        for code in [code for code in missing if "\x00" in code]:
-            # Names no event, and PostgreSQL cannot even be asked: text cannot hold NUL.
-            self._events[code] = None
-            missing.discard(code)
-        if not missing:
-            return
-        for event in Event.objects.select_related("season").filter(code__in=missing):
-            self._events[event.code] = _rules_of(event)
-            missing.discard(event.code)
-        for code in missing:
-            self._events[code] = None
-        for rules in self._events.values():
-            if rules is not None and not rules.open_entry:
-                self.entrants(rules.pk)
-
-    def detached(self) -> "RecordRules":
-        """A copy that never queries: records of loaded events can be checked in another
-        thread (the importer's pipeline); a code not loaded is a programming error."""
-        copy = RecordRules()
-        copy._events = dict(self._events)
-        copy._entrants = dict(self._entrants)
-        copy._detached = True
-        return copy
-
-    def event(self, code: str) -> EventRules | None:
-        if code not in self._events:
-            self._must_query(f"event {code!r} was")
-            self.load([code])
-        return self._events[code]
-
-    def entrants(self, event_pk: int) -> frozenset[str]:
-        if event_pk not in self._entrants:
-            self._must_query(f"the entrants of event {event_pk} were")
-            self._entrants[event_pk] = frozenset(
-                Entry.objects.filter(event_id=event_pk).values_list(
-                    "player__external_id", flat=True
-                )
-            )
-        return self._entrants[event_pk]
-
-    def _must_query(self, what: str) -> None:
-        if self._detached:
-            raise RuntimeError(f"{what} not loaded before the rules were detached")
 
 
 _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
@@ -245,38 +127,6 @@ def _moment(record: dict[str, Any], field: str) -> datetime:
     if moment.tzinfo is None or moment.utcoffset() is None:
         raise RecordError(field, f"has no UTC offset (naive date-time {_show(value)})")
     return moment
-
-
-def check_event(event: EventRules, started: datetime, ended: datetime) -> None:
-    """Refuse a game of a cancelled or finalised event, or timed outside its window."""
-    if event.status == EventStatus.CANCELLED:
-        raise RecordError("event", f"event {event.code} is cancelled")
-    if event.status == EventStatus.FINALISED:
-        raise RecordError(
-            "event", f"event {event.code} is finalised; corrections go through their own path"
-        )
-    for field, moment in (("started_at", started), ("ended_at", ended)):
-        if not event.starts_at <= moment <= event.ends_at:
-            window = (
-                f"{event.starts_at.astimezone(event.tz).isoformat()} – "
-                f"{event.ends_at.astimezone(event.tz).isoformat()}"
-            )
-            raise RecordError(field, f"outside the window of event {event.code} ({window})")
-    if event.daily_opens is None and event.daily_closes is None:
-        return
-    opens = event.daily_opens or time.min
-    closes = event.daily_closes or time.max
-    local_start = started.astimezone(event.tz)
-    local_end = ended.astimezone(event.tz)
-    for field, local in (("started_at", local_start), ("ended_at", local_end)):
-        if not opens <= local.time() <= closes:
-            raise RecordError(
-                field,
-                f"outside the daily hours of event {event.code} "
-                f"({opens:%H:%M}–{closes:%H:%M} {event.tz.key})",
-            )
-    if local_start.date() != local_end.date():
-        raise RecordError("ended_at", f"the game runs past the daily close of event {event.code}")
 
 
 def _text(value: object, field: str, limit: int, *, blank: bool = False) -> str:
@@ -436,8 +286,21 @@ def _seat(i: int, seat: object, singles: bool, points_of: dict[str, int]) -> _Ro
     return (key, name, province, team, hand_text, points, ip, device, client)
 
 
-def check_record(record: object, rules: RecordRules, *, digest: str) -> CheckedGame:
-    """Validate and score one record; raise RecordError on the first problem (see module)."""
+@dataclass(slots=True)
+class _Shape:
+    """The record's top-level fields, checked."""
+
+    record_id: str
+    code: str
+    mode: str
+    started: datetime
+    ended: datetime
+    ended_by: str
+    seats: list[Any]
+
+
+def _shape(record: object) -> _Shape:
+    """Check the record's own fields (not its seats' contents): present, known and typed."""
     if not isinstance(record, dict):
         raise RecordError("record", "a game record must be a JSON object")
     record_id = _record_id(record)
@@ -462,73 +325,86 @@ def check_record(record: object, rules: RecordRules, *, digest: str) -> CheckedG
         raise RecordError("seats", "must be a list of seats")
     if not MIN_SEATS <= len(seats) <= MAX_SEATS:
         raise RecordError("seats", f"a game has {MIN_SEATS} to {MAX_SEATS} seats, got {len(seats)}")
+    return _Shape(record_id, code, mode, started, ended, ended_by, seats)
 
-    event = rules.event(code)
+
+def _event_of(shape: _Shape, rules: RecordRules) -> EventRules:
+    """The record's event, open and with a usable ruleset, the game inside its hours."""
+    event = rules.event(shape.code)
     if event is None:
-        raise RecordError("event", f"unknown event {_show(code)}")
-    table = event.table
-    if table is None or event.setup_error is not None:
+        raise RecordError("event", f"unknown event {_show(shape.code)}")
+    if event.table is None or event.setup_error is not None:
         raise RecordError("event", event.setup_error or "the season has no card table")
-    check_event(event, started, ended)
+    check_event(event, shape.started, shape.ended)
+    return event
 
-    singles = mode == "singles"
-    points_of = event.points
+
+def _seats(shape: _Shape, event: EventRules) -> list[_Row]:
+    """Check each seat in order; a player sits at most once."""
+    singles = shape.mode == "singles"
     seen: dict[str, int] = {}
-    hands: list[list[Any]] = []
     checked: list[_Row] = []
-    teams: list[int] = []
-    for i, seat in enumerate(seats):
-        row = _seat(i, seat, singles, points_of)
+    for i, seat in enumerate(shape.seats):
+        row = _seat(i, seat, singles, event.points)
         key = row[0]
         if key in seen:
             raise RecordError(
                 f"seats[{i}].player.id", f"player {key} already sits in seats[{seen[key]}]"
             )
         seen[key] = i
-        if not singles:
-            teams.append(cast(int, row[3]))
-        hands.append(seat["hand"])
         checked.append(row)
+    return checked
 
+
+def _deal(shape: _Shape, event: EventRules, rows: list[_Row], rules: RecordRules) -> None:
+    """Check the game as a whole: the deal, ``ended_by``, the teams and the entrants."""
+    hands: list[list[Any]] = [seat["hand"] for seat in shape.seats]
+    table = cast(CardTable, event.table)
     try:
         validate_deal(hands, table)
     except CardError as exc:
         raise _card_error(exc, hands, dict(table.copies)) from None
-    if ended_by == "out" and all(hands):
+    if shape.ended_by == "out" and all(hands):
         raise RecordError("ended_by", "'out' but no seat has an empty hand")
-    if not singles and len(set(teams)) < 2:
+    if shape.mode == "doubles" and len({row[3] for row in rows}) < 2:
         raise RecordError("seats", "a doubles game needs players of both teams (0 and 1)")
     if not event.open_entry:
         entrants = rules.entrants(event.pk)
-        for i, row in enumerate(checked):
+        for i, row in enumerate(rows):
             if row[0] not in entrants:
                 raise RecordError(
                     f"seats[{i}].player.id",
-                    f"player {row[0]} has no entry in event {code} (entry is closed)",
+                    f"player {row[0]} has no entry in event {shape.code} (entry is closed)",
                 )
 
-    log = record.get("log")
+
+def check_record(record: object, rules: RecordRules, *, digest: str) -> CheckedGame:
+    """Validate and score one record; raise RecordError on the first problem (see module)."""
+    shape = _shape(record)
+    event = _event_of(shape, rules)
+    rows = _seats(shape, event)
+    _deal(shape, event, rows, rules)
+    log = cast(dict[str, Any], record).get("log")
     problem = _log_problem(log)
     if problem:
         raise RecordError("log", problem)
-
-    hand_points = [row[5] for row in checked]
-    if singles:
+    hand_points = [row[5] for row in rows]
+    if shape.mode == "singles":
         scores = SCORINGS[event.singles_scoring].apply(hand_points, None)
     else:
-        scores = tour_doubles(hand_points, teams)
+        scores = tour_doubles(hand_points, [cast(int, row[3]) for row in rows])
     return CheckedGame(
-        record_id=record_id,
+        record_id=shape.record_id,
         digest=digest,
         event=event,
-        mode=mode,
-        started_at=started,
-        ended_at=ended,
-        ended_by=ended_by,
+        mode=shape.mode,
+        started_at=shape.started,
+        ended_at=shape.ended,
+        ended_by=shape.ended_by,
         seats=tuple(
             CheckedSeat(key, name, province, team, hand_text, points, score, ip, device, client)
             for (key, name, province, team, hand_text, points, ip, device, client), score in zip(
-                checked, scores, strict=True
+                rows, scores, strict=True
             )
         ),
         log=log,

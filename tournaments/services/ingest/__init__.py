@@ -11,7 +11,6 @@ from tournaments.services.ingest.batch import (
     Suspension,
     Suspensions,
     games_ingest,
-    no_suspensions,
 )
 from tournaments.services.ingest.lines import IMPORT_BATCH, ImportSummary, games_import
 
@@ -25,5 +24,4 @@ __all__ = [
     "Suspensions",
     "games_import",
     "games_ingest",
-    "no_suspensions",
 ]

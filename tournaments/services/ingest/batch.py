@@ -50,12 +50,9 @@ from core.domain.clock import tour_day
 from tournaments.models import Event, Game
 from tournaments.services import game_copy
 from tournaments.services.ingest.players import players_upsert
+from tournaments.services.ingest_rules import EventRules, RecordError, RecordRules, check_event
 from tournaments.services.ingest_validation import (
     CheckedGame,
-    EventRules,
-    RecordError,
-    RecordRules,
-    check_event,
     check_record,
     record_digest,
     record_id_of,
@@ -148,11 +145,6 @@ class Suspension:
 
 #: The suspensions in force now, by player key; asked once per batch.
 Suspensions = Callable[[], Mapping[str, Suspension]]
-
-
-def no_suspensions() -> Mapping[str, Suspension]:
-    """Nobody suspended (tools and tests that run without the integrity app's sanctions)."""
-    return {}
 
 
 def chunks(items: Sequence[Any]) -> Iterable[Sequence[Any]]:

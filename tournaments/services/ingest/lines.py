@@ -27,7 +27,7 @@ from tournaments.services.ingest.batch import (
     _Validated,
     _write,
 )
-from tournaments.services.ingest_validation import RecordRules
+from tournaments.services.ingest_rules import RecordRules
 
 IMPORT_BATCH = 5000
 
