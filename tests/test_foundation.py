@@ -81,9 +81,46 @@ def test_production_settings_refuse_to_start_without_broker(
     monkeypatch.setenv("DJANGO_SECRET_KEY", "x" * 50)
     monkeypatch.setenv("DJANGO_ALLOWED_HOSTS", "example.org")
     monkeypatch.setenv("CELERY_BROKER_URL", "")
+    monkeypatch.setenv("DATABASE_URL", "postgres://tour@db:5432/tour")
     sys.modules.pop("config.settings.production", None)
     with pytest.raises(ImproperlyConfigured, match="CELERY_BROKER_URL is required"):
         importlib.import_module("config.settings.production")
+
+
+def test_production_settings_refuse_to_start_without_database_url(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import importlib
+    import sys
+
+    from django.core.exceptions import ImproperlyConfigured
+
+    monkeypatch.setenv("DJANGO_SECRET_KEY", "x" * 50)
+    monkeypatch.setenv("DJANGO_ALLOWED_HOSTS", "example.org")
+    monkeypatch.setenv("CELERY_BROKER_URL", "redis://127.0.0.1:6379/14")
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    sys.modules.pop("config.settings.production", None)
+    with pytest.raises(ImproperlyConfigured, match="DATABASE_URL is required"):
+        importlib.import_module("config.settings.production")
+
+
+def test_a_unix_socket_database_url_reaches_django_as_host_and_port(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """libpq's socket form (the URL bin/pg exports) gives HOST and PORT, as a TCP URL does."""
+    import importlib
+    import sys
+
+    import config.settings
+
+    monkeypatch.setenv("DATABASE_URL", "postgres://postgres@/unotour?host=/srv/tour/pg&port=5433")
+    monkeypatch.delitem(sys.modules, "config.settings.base")
+    monkeypatch.setattr(config.settings, "base", config.settings.base)
+    database = importlib.import_module("config.settings.base").DATABASES["default"]
+    assert (database["HOST"], database["PORT"]) == ("/srv/tour/pg", 5433)
+    assert database["NAME"] == "unotour"
+    assert database["OPTIONS"] == {}
+    assert (database["CONN_MAX_AGE"], database["CONN_HEALTH_CHECKS"]) == (60, True)
 
 
 @pytest.mark.django_db

@@ -1,4 +1,5 @@
-"""The embedded default: SQLite, no broker (jobs run in-process, explicitly), DEBUG on."""
+"""The local default: the project-local PostgreSQL server (bin/pg), no broker (jobs run
+in-process, explicitly), DEBUG on."""
 
 from .base import *  # noqa: F403
 from .base import env

@@ -1,5 +1,7 @@
 """Production: PostgreSQL, Redis broker and cache, secure cookies. Refuses unsafe defaults."""
 
+import os
+
 from django.core.exceptions import ImproperlyConfigured
 
 from .base import *  # noqa: F403
@@ -9,6 +11,10 @@ DEBUG = False
 SECRET_KEY = env.str("DJANGO_SECRET_KEY")
 ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS")
 
+if not os.environ.get("DATABASE_URL"):
+    raise ImproperlyConfigured(
+        "DATABASE_URL is required in production: the local server's socket is not a default here."
+    )
 if not CELERY_BROKER_URL:
     raise ImproperlyConfigured(
         "CELERY_BROKER_URL is required in production: jobs never run in-process here."

@@ -16,8 +16,7 @@ API_WRITE_RATE = "100000/min"
 # Title tests decide grants without running audits; tests/integrity/test_grant_audit.py
 # turns the requirement on and checks it.
 TITLES_REQUIRE_EVENT_AUDIT = False
-if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":  # noqa: F405
-    # A test that drops a half-read ``.iterator()`` leaves a server-side cursor that psycopg
-    # closes at garbage collection, inside a later test's transaction, where the cursor no
-    # longer exists: that aborts the later test. Client-side cursors stream the same rows.
-    DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = True  # noqa: F405
+# A test that drops a half-read ``.iterator()`` leaves a server-side cursor that psycopg closes
+# at garbage collection, inside a later test's transaction, where the cursor no longer exists:
+# that aborts the later test. Client-side cursors stream the same rows.
+DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = True  # noqa: F405

@@ -113,7 +113,7 @@ def broker(settings: Any) -> Iterator[Any]:
 
 def _database_url() -> str:
     db = connection.settings_dict
-    return f"postgres://{db['USER']}@{db['HOST']}:{db['PORT'] or 5432}/{db['NAME']}"
+    return f"postgres://{db['USER']}@/{db['NAME']}?host={db['HOST']}&port={db['PORT'] or 5432}"
 
 
 def _worker(sleep: float, log: Path) -> subprocess.Popen[bytes]:
