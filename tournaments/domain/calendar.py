@@ -55,6 +55,7 @@ from enum import StrEnum
 from functools import cached_property
 from zoneinfo import ZoneInfo
 
+from core.domain.clock import TOUR_TZ
 from tournaments.domain.cities import DEFAULT_CITIES
 
 __all__ = [
@@ -227,6 +228,112 @@ def _quarter_blocks(months: list[_Month]) -> list[list[_Month]]:
     return blocks
 
 
+@dataclass(frozen=True)
+class _Windows:
+    """Session windows in the season's time zone: ``first`` 10:00 to ``last`` 23:59."""
+
+    zone: ZoneInfo
+
+    def __call__(self, first: date, last: date) -> tuple[datetime, datetime]:
+        return (
+            datetime.combine(first, DAILY_OPEN, tzinfo=self.zone),
+            datetime.combine(last, DAILY_CLOSE, tzinfo=self.zone),
+        )
+
+
+def _monthly_days(months: Sequence[_Month]) -> dict[tuple[int, int], date]:
+    """Each month's final day: the 1st of the next month, or the day after the month's last
+    weekly final when that is later."""
+    days: dict[tuple[int, int], date] = {}
+    for year_month, mondays in months:
+        last_weekly_final = mondays[-1] + timedelta(days=7)
+        day = _first_of_next_month(year_month)
+        if day <= last_weekly_final:
+            day = last_weekly_final + timedelta(days=1)
+        days[year_month] = day
+    return days
+
+
+def _annual_day(code: str, last_quarterly: date, annual_date: date | None) -> date:
+    if annual_date is None:
+        return last_quarterly + ANNUAL_AFTER_QUARTERLY
+    if annual_date <= last_quarterly:
+        raise ValueError(
+            f"annual final {code} on {annual_date.isoformat()} must be after the last "
+            f"quarterly final ({last_quarterly.isoformat()})"
+        )
+    return annual_date
+
+
+def _week_events(
+    monday: date, monthly_code: str, label: str, window: _Windows
+) -> tuple[EventPlan, EventPlan]:
+    """A week's qualifier and the weekly final it feeds (which feeds ``monthly_code``)."""
+    qualifier_code = event_code_for_week(monday, EventKind.WEEKLY_QUALIFIER)
+    final_code = event_code_for_week(monday, EventKind.WEEKLY_FINAL)
+    opens, closes = window(monday, monday + timedelta(days=6))
+    qualifier = EventPlan(
+        code=qualifier_code,
+        kind=EventKind.WEEKLY_QUALIFIER,
+        starts_at=opens,
+        ends_at=closes,
+        daily_hours=DAILY_HOURS,
+        feeds=final_code,
+        fed_by=(),
+        month=label,
+    )
+    final_day = monday + timedelta(days=7)
+    final = _final(
+        final_code,
+        EventKind.WEEKLY_FINAL,
+        window(final_day, final_day),
+        feeds=monthly_code,
+        fed_by=(qualifier_code,),
+        month=label,
+    )
+    return qualifier, final
+
+
+def _month_events(
+    month: _Month, day: date, quarterly_code: str, window: _Windows
+) -> list[EventPlan]:
+    """A season month's weekly events and its monthly final (which feeds the quarter's)."""
+    year_month, mondays = month
+    label = _month_label(year_month)
+    monthly_code = f"{label}-M"
+    events: list[EventPlan] = []
+    for monday in mondays:
+        events.extend(_week_events(monday, monthly_code, label, window))
+    weekly_codes = tuple(event.code for event in events if event.kind == EventKind.WEEKLY_FINAL)
+    events.append(
+        _final(
+            monthly_code,
+            EventKind.MONTHLY_FINAL,
+            window(day, day),
+            feeds=quarterly_code,
+            fed_by=weekly_codes,
+            month=label,
+        )
+    )
+    return events
+
+
+def _stations(events: list[EventPlan], cities: Sequence[str]) -> tuple[EventPlan, ...]:
+    """The events in date order, every final numbered as a station and given a city."""
+    events = sorted(
+        events, key=lambda event: (event.starts_at, _KIND_ORDER[event.kind], event.code)
+    )
+    codes = [event.code for event in events]
+    if len(set(codes)) != len(codes):  # pragma: no cover - guarded by the rules above
+        raise ValueError("the calendar would repeat an event code")
+    numbered: dict[str, EventPlan] = {}
+    finals = [event for event in events if event.kind != EventKind.WEEKLY_QUALIFIER]
+    for number, event in enumerate(finals, start=1):
+        city = cities[(number - 1) % len(cities)]
+        numbered[event.code] = replace(event, station=number, city=city)
+    return tuple(numbered.get(event.code, event) for event in events)
+
+
 def build_calendar(
     year: int,
     start: date,
@@ -235,7 +342,7 @@ def build_calendar(
     quarterly_dates: Sequence[date] | None = None,
     annual_date: date | None = None,
     cities: Sequence[str] = DEFAULT_CITIES,
-    tz: str = "Asia/Shanghai",
+    tz: str = TOUR_TZ.key,
 ) -> Calendar:
     """Lay out the season ``year`` starting with the weekly qualifier of Monday ``start``."""
     _require_monday(start, "start")
@@ -243,95 +350,28 @@ def build_calendar(
         raise ValueError(f"weeks must be at least 1, got {weeks}")
     if not cities:
         raise ValueError("cities must name at least one city")
-    zone = ZoneInfo(tz)
-
-    def window(first: date, last: date) -> tuple[datetime, datetime]:
-        return (
-            datetime.combine(first, DAILY_OPEN, tzinfo=zone),
-            datetime.combine(last, DAILY_CLOSE, tzinfo=zone),
-        )
-
+    window = _Windows(ZoneInfo(tz))
     months = _season_months([start + timedelta(weeks=i) for i in range(weeks)])
     blocks = _quarter_blocks(months)
-    annual_code = f"{year:04d}-A"
-    events: list[EventPlan] = []
-
-    # Monthly final days, needed to place the quarterly finals.
-    monthly_day: dict[tuple[int, int], date] = {}
-    for year_month, mondays in months:
-        last_weekly_final = mondays[-1] + timedelta(days=7)
-        day = _first_of_next_month(year_month)
-        if day <= last_weekly_final:
-            day = last_weekly_final + timedelta(days=1)
-        monthly_day[year_month] = day
-
+    monthly_day = _monthly_days(months)
     quarterly_days = _quarterly_days(blocks, monthly_day, quarterly_dates)
-    last_quarterly = quarterly_days[-1]
-    if annual_date is None:
-        annual_day = last_quarterly + ANNUAL_AFTER_QUARTERLY
-    elif annual_date <= last_quarterly:
-        raise ValueError(
-            f"annual final {annual_code} on {annual_date.isoformat()} must be after the last "
-            f"quarterly final ({last_quarterly.isoformat()})"
-        )
-    else:
-        annual_day = annual_date
-
+    annual_code = f"{year:04d}-A"
+    annual_day = _annual_day(annual_code, quarterly_days[-1], annual_date)
+    events: list[EventPlan] = []
     quarterly_codes: list[str] = []
     for block, day in zip(blocks, quarterly_days, strict=True):
         quarterly_code = _quarter_code(block[-1][0])
         quarterly_codes.append(quarterly_code)
-        monthly_codes: list[str] = []
-        for year_month, mondays in block:
-            label = _month_label(year_month)
-            monthly_code = f"{label}-M"
-            monthly_codes.append(monthly_code)
-            weekly_codes: list[str] = []
-            for monday in mondays:
-                qualifier_code = event_code_for_week(monday, EventKind.WEEKLY_QUALIFIER)
-                final_code = event_code_for_week(monday, EventKind.WEEKLY_FINAL)
-                weekly_codes.append(final_code)
-                opens, closes = window(monday, monday + timedelta(days=6))
-                events.append(
-                    EventPlan(
-                        code=qualifier_code,
-                        kind=EventKind.WEEKLY_QUALIFIER,
-                        starts_at=opens,
-                        ends_at=closes,
-                        daily_hours=DAILY_HOURS,
-                        feeds=final_code,
-                        fed_by=(),
-                        month=label,
-                    )
-                )
-                final_day = monday + timedelta(days=7)
-                events.append(
-                    _final(
-                        final_code,
-                        EventKind.WEEKLY_FINAL,
-                        window(final_day, final_day),
-                        feeds=monthly_code,
-                        fed_by=(qualifier_code,),
-                        month=label,
-                    )
-                )
-            events.append(
-                _final(
-                    monthly_code,
-                    EventKind.MONTHLY_FINAL,
-                    window(monthly_day[year_month], monthly_day[year_month]),
-                    feeds=quarterly_code,
-                    fed_by=tuple(weekly_codes),
-                    month=label,
-                )
-            )
+        for month in block:
+            events.extend(_month_events(month, monthly_day[month[0]], quarterly_code, window))
+        monthly_codes = tuple(f"{_month_label(year_month)}-M" for year_month, _ in block)
         events.append(
             _final(
                 quarterly_code,
                 EventKind.QUARTERLY_FINAL,
                 window(day, day),
                 feeds=annual_code,
-                fed_by=tuple(monthly_codes),
+                fed_by=monthly_codes,
             )
         )
     events.append(
@@ -343,21 +383,7 @@ def build_calendar(
             fed_by=tuple(quarterly_codes),
         )
     )
-
-    events.sort(key=lambda event: (event.starts_at, _KIND_ORDER[event.kind], event.code))
-    codes = [event.code for event in events]
-    if len(set(codes)) != len(codes):  # pragma: no cover - guarded by the rules above
-        raise ValueError("the calendar would repeat an event code")
-    numbered: dict[str, EventPlan] = {}
-    finals = [event for event in events if event.kind != EventKind.WEEKLY_QUALIFIER]
-    for number, event in enumerate(finals, start=1):
-        city = cities[(number - 1) % len(cities)]
-        numbered[event.code] = replace(event, station=number, city=city)
-    return Calendar(
-        year=year,
-        tz=tz,
-        events=tuple(numbered.get(event.code, event) for event in events),
-    )
+    return Calendar(year=year, tz=tz, events=_stations(events, cities))
 
 
 def _final(
