@@ -24,8 +24,8 @@ from django.db import IntegrityError, transaction
 from accounts.models import User
 from core.errors import ConflictError, ServiceError
 from tournaments.domain.advancement import Quota
+from tournaments.domain.calendar import Calendar, build_calendar
 from tournaments.domain.calendar import EventKind as PlannedKind
-from tournaments.domain.calendar import build_calendar
 from tournaments.domain.cards import CardTable
 from tournaments.domain.leaderboard import resolve_order
 from tournaments.models import CalendarChange, Event, EventKind, EventStatus, Season
@@ -202,6 +202,47 @@ def _checked(values: Mapping[str, Any]) -> dict[str, Any]:
     return clean
 
 
+def _codes_free(year: int, codes: Sequence[str]) -> None:
+    """Refuse a calendar any of whose event codes exists already."""
+    taken = sorted(Event.objects.filter(code__in=codes).values_list("code", flat=True))
+    if taken:
+        shown = ", ".join(taken[:5]) + (" …" if len(taken) > 5 else "")
+        raise ConflictError(
+            f"season {year}: {len(taken)} event codes already exist ({shown})",
+            detail={"codes": taken},
+        )
+
+
+def _events_create(season: Season, calendar: Calendar) -> list[Event]:
+    """Store the calendar's events, then link each to the event it feeds."""
+    events = Event.objects.bulk_create(
+        [
+            Event(
+                season=season,
+                code=plan.code,
+                kind=plan.kind.value,
+                name=event_name(plan.kind.value, plan.code, plan.city or ""),
+                starts_at=plan.starts_at,
+                ends_at=plan.ends_at,
+                daily_opens=plan.daily_hours[0] if plan.daily_hours else None,
+                daily_closes=plan.daily_hours[1] if plan.daily_hours else None,
+                month=plan.month or "",
+                station=plan.station,
+                city=plan.city or "",
+                open_entry=plan.kind == PlannedKind.WEEKLY_QUALIFIER,
+                champion_achievement=TITLE_ACHIEVEMENTS.get(plan.kind.value, ""),
+            )
+            for plan in calendar.events
+        ]
+    )
+    by_code = {event.code: event for event in events}
+    for plan in calendar.events:
+        if plan.feeds:
+            by_code[plan.code].feeds = by_code[plan.feeds]
+    Event.objects.bulk_update([e for e in events if e.feeds is not None], ["feeds"])
+    return events
+
+
 def season_create(
     *,
     year: int,
@@ -233,44 +274,13 @@ def season_create(
     with transaction.atomic():
         if Season.objects.filter(year=year).exists():
             raise ConflictError(f"season {year} already exists", detail={"year": year})
-        codes = [plan.code for plan in calendar.events]
-        taken = sorted(Event.objects.filter(code__in=codes).values_list("code", flat=True))
-        if taken:
-            shown = ", ".join(taken[:5]) + (" …" if len(taken) > 5 else "")
-            raise ConflictError(
-                f"season {year}: {len(taken)} event codes already exist ({shown})",
-                detail={"codes": taken},
-            )
+        _codes_free(year, [plan.code for plan in calendar.events])
         try:
             with transaction.atomic():
                 season.save()
         except IntegrityError:
             raise ConflictError(f"season {year} already exists", detail={"year": year}) from None
-        events = Event.objects.bulk_create(
-            [
-                Event(
-                    season=season,
-                    code=plan.code,
-                    kind=plan.kind.value,
-                    name=event_name(plan.kind.value, plan.code, plan.city or ""),
-                    starts_at=plan.starts_at,
-                    ends_at=plan.ends_at,
-                    daily_opens=plan.daily_hours[0] if plan.daily_hours else None,
-                    daily_closes=plan.daily_hours[1] if plan.daily_hours else None,
-                    month=plan.month or "",
-                    station=plan.station,
-                    city=plan.city or "",
-                    open_entry=plan.kind == PlannedKind.WEEKLY_QUALIFIER,
-                    champion_achievement=TITLE_ACHIEVEMENTS.get(plan.kind.value, ""),
-                )
-                for plan in calendar.events
-            ]
-        )
-        by_code = {event.code: event for event in events}
-        for plan in calendar.events:
-            if plan.feeds:
-                by_code[plan.code].feeds = by_code[plan.feeds]
-        Event.objects.bulk_update([e for e in events if e.feeds is not None], ["feeds"])
+        events = _events_create(season, calendar)
         CalendarChange.objects.create(
             season=season,
             action=CalendarChange.Action.SEASON_CREATE,
