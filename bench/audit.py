@@ -6,7 +6,7 @@ event are generated in SQL (``generate_series``; players by COPY), not ingested:
 play, ~30 games per player, four distinct random players per game, each player on their own
 address and device. Then, for each size, in the same run:
 
-* **service** — the co-seating audit on its own: :func:`integrity.services.audits.coseating_sql`
+* **service** — the co-seating audit on its own: :func:`integrity.sql.coseating_sql`
   (the window's summary, which gives the eligible players per hour; then games as player
   arrays and the pairs sharing ``>= 2`` tables in unlogged work tables, the family size, the
   candidates' per-(player, hour) counts, only the candidate pairs streamed to Python for
@@ -43,7 +43,8 @@ from accounts.provinces import PROVINCES
 from bench.registry import Result, stage
 from core.domain.clock import TOUR_TZ
 from integrity.models import AuditRun
-from integrity.services.audits import audit_event, coseating_sql
+from integrity.services.audits import audit_event
+from integrity.sql import coseating_sql
 from tournaments.models import Event, Season
 
 GAMES_AT_SCALE_1 = 10_000_000

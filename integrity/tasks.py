@@ -4,11 +4,11 @@ SPEC §8 every job idempotent), thin: each re-fetches by id and calls ``audit_ru
 
 * :func:`audit_event_enqueue` — called when an event is finalised; the task is sent only
   once the caller's transaction commits (``transaction.on_commit``).
-* :func:`audit_season_task` — weekly (django-celery-beat, registered by ``integrity.apps``
-  on ``post_migrate``): splits the season into its weeks (Monday to Sunday, Asia/Shanghai)
-  and sends one :func:`audit_window_task` per week that has ended and has no completed run
-  (``redo=True``: every ended week), so the work spreads over the workers; each week is its
-  own ``AuditRun`` key ``season:<year>:<monday>``, no chord.
+* :func:`audit_season_task` — weekly (``CELERY_BEAT_SCHEDULE`` at
+  ``INTEGRITY_SEASON_AUDIT_CRONTAB``): splits the season into its weeks (Monday to Sunday,
+  Asia/Shanghai) and sends one :func:`audit_window_task` per week that has ended and has no
+  completed run (``redo=True``: every ended week), so the work spreads over the workers;
+  each week is its own ``AuditRun`` key ``season:<year>:<monday>``, no chord.
 """
 
 from datetime import date, datetime, timedelta
@@ -17,15 +17,13 @@ from typing import Any
 from celery import shared_task
 from django.db import transaction
 
-from integrity.domain.data import TOUR_TZ
+from core.clock import TOUR_TZ, tour_today
 from integrity.models import AuditRun
 from integrity.services.audits import audit_event, audit_run, day_window
 from tournaments.models import Event, Season
 
 
 def _today() -> date:
-    from titles.recompute import tour_today
-
     return tour_today()
 
 

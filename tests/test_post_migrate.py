@@ -6,7 +6,6 @@ import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
-from integrity.apps import season_audit_schedule
 from titles.models import QualificationRule
 from titles.services import DEFAULT_RULES, rules_ensure_defaults
 
@@ -25,7 +24,6 @@ def test_handlers_run_no_query_for_apps_a_partial_migrate_left_out(
 
     with django_assert_num_queries(0):
         rules_ensure_defaults(apps=state)
-        season_audit_schedule(apps=state)
 
 
 @pytest.mark.django_db

@@ -271,6 +271,31 @@ CONTENT_SECURITY_POLICY = {
 # A rating stays provisional until its player has played this many rated games.
 RATING_PROVISIONAL_GAMES = env.int("RATING_PROVISIONAL_GAMES", default=20)
 
+# --- Integrity (SPEC §7; integrity.conf turns the detector parameters into AuditParams) -------
+# The Benjamini-Hochberg level of every statistical detector.
+INTEGRITY_Q = env.float("INTEGRITY_Q", default=0.01)
+# Accounts above which a device or an address is shared infrastructure (carrier NAT, a campus)
+# and links nobody.
+INTEGRITY_DEGREE_CAP = env.int("INTEGRITY_DEGREE_CAP", default=8)
+# Who enters the co-seating family: games in the window, hours played alongside.
+INTEGRITY_MIN_GAMES = env.int("INTEGRITY_MIN_GAMES", default=10)
+INTEGRITY_MIN_COMMON_HOURS = env.int("INTEGRITY_MIN_COMMON_HOURS", default=2)
+# Shared wins an ordered pair needs to enter the point-flow family.
+INTEGRITY_MIN_SHARED_WINS = env.int("INTEGRITY_MIN_SHARED_WINS", default=5)
+# The boosting scan: the shortest segment, the rolling window, the least shift of play hours.
+INTEGRITY_BOOST_MIN_SEGMENT = env.int("INTEGRITY_BOOST_MIN_SEGMENT", default=10)
+INTEGRITY_BOOST_WINDOW = env.int("INTEGRITY_BOOST_WINDOW", default=10)
+INTEGRITY_BOOST_MIN_HOUR_SHIFT = env.float("INTEGRITY_BOOST_MIN_HOUR_SHIFT", default=6.0)
+# Rows fetched per round trip when an audit streams seats.
+INTEGRITY_CHUNK_SIZE = env.int("INTEGRITY_CHUNK_SIZE", default=20_000)
+# PostgreSQL parallel workers per audit statement (max_parallel_workers_per_gather). The audit
+# already keeps two connections busy; on two cores extra workers only crowd them
+# (docs/performance.md). Raise it on a database server with cores to spare.
+INTEGRITY_AUDIT_PARALLEL_WORKERS = env.int("INTEGRITY_AUDIT_PARALLEL_WORKERS", default=0)
+# When the season audit runs (CELERY_BEAT_SCHEDULE below): Tuesdays 04:00 Asia/Shanghai, after
+# Monday's weekly final.
+INTEGRITY_SEASON_AUDIT_CRONTAB = {"minute": "0", "hour": "4", "day_of_week": "2"}
+
 # --- Titles (SPEC §6, §8) ------------------------------------------------------------------------
 # Approve clean pending grants this many days after they were recorded (None: off).
 TITLES_AUTO_APPROVE_AFTER_DAYS = env.int("TITLES_AUTO_APPROVE_AFTER_DAYS", default=None)
@@ -284,6 +309,10 @@ CELERY_BEAT_SCHEDULE = {
     "titles-world-cup-snapshot": {
         "task": "titles.world_cup_snapshot",
         "schedule": crontab(minute=15, hour=0, day_of_month=1),
+    },
+    "integrity-season-audit": {
+        "task": "integrity.audit_season",
+        "schedule": crontab(**INTEGRITY_SEASON_AUDIT_CRONTAB),
     },
     "ratings-update": {"task": "ratings.update", "schedule": crontab(minute="*/10")},
     "ratings-replay": {"task": "ratings.replay", "schedule": crontab(minute=0, hour=4)},

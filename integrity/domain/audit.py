@@ -1,9 +1,10 @@
 """One audit over one window: seat rows -> observations -> the four detectors -> case
 proposals (SPEC §7: audits produce flags, flags on related players group into cases).
 
-The same detectors serve the database audit (``integrity.services.audits.audit_run``) and
-the in-memory measurement on simulated seasons (``manage.py integrity_report`` feeds
-:func:`audit` simulated records), so what is measured is what runs.
+The same detectors serve the database audit (``integrity.services.audits.audit_run``, with
+the SQL of :mod:`integrity.sql`) and the in-memory measurement on simulated seasons
+(``manage.py integrity_report`` feeds :func:`audit` simulated records), so what is measured
+is what runs.
 
 * :func:`observations` turns **seat rows** — ``(game id, hour bucket, player, hand points,
   score, ip, device)`` in game order and, within a game, in seat order (the hour bucket of

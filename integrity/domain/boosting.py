@@ -259,7 +259,8 @@ def may_be_tested(
     It can only if the series has ``>= 2 * min_segment`` games and a split coincides with
     a session change: a device or IP-range change needs two distinct values (necessary,
     not sufficient), an hours change is decided here exactly as the detector decides it.
-    The database audit loads the series of only the players for whom this holds."""
+    The database audit loads the series of only the players for whom this holds: it
+    computes the inputs in SQL (:mod:`integrity.sql.summary`)."""
     n = len(hours)
     if n < 2 * min_segment:
         return False

@@ -59,8 +59,9 @@ games, shared tables and per common hour the two players' seats and other seats 
 hour's seats, plus the family size. :func:`coseating_from_counts` tests counted pairs however
 they were counted; :func:`detect_coseating` counts them in Python (one pass over the tables,
 a Counter of the ``C(k, 2)`` pairs of each table), the database audit in SQL
-(``integrity.services.audits.coseating_sql``), with the same result. Only pairs with
-``p <= q`` are kept while streaming, which leaves BH's discoveries and q-values unchanged.
+(:mod:`integrity.sql.coseating`), with the same result (tests/integrity/test_audit_sql.py).
+Only pairs with ``p <= q`` are kept while streaming, which leaves BH's discoveries and
+q-values unchanged.
 Flags are ordered by p-value, then by players.
 """
 

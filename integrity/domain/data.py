@@ -9,18 +9,19 @@ Plain, immutable records, so the detectors stay pure and are tested with stand-i
   device fingerprint (``""`` when unknown), hour bucket.
 
 An **hour bucket** is the number of whole hours since 1970-01-01 00:00 on the tour's
-clock, Asia/Shanghai (:func:`hour_bucket`), so ``bucket % 24`` is the local hour of play.
+clock, Asia/Shanghai (:data:`core.domain.clock.TOUR_TZ`; :func:`hour_bucket`), so
+``bucket % 24`` is the local hour of play. The audit computes it in PostgreSQL
+(:mod:`integrity.sql`) with the same definition.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
 from typing import Final, NamedTuple
-from zoneinfo import ZoneInfo
 
-__all__ = ["TOUR_TZ", "SessionObs", "TableObs", "hour_bucket", "trusted_table"]
+from core.domain.clock import TOUR_TZ
 
-TOUR_TZ: Final = ZoneInfo("Asia/Shanghai")
+__all__ = ["SessionObs", "TableObs", "hour_bucket", "trusted_table"]
 
 _EPOCH: Final = datetime(1970, 1, 1, tzinfo=TOUR_TZ)
 

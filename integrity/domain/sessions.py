@@ -20,6 +20,10 @@ identifiers the clusters keep), so a NAT address shared by strangers never makes
 **False-positive control.** The degree cap (shared infrastructure out) and human review:
 clusters are leads, not findings, and a link names the game to check. Output is sorted and
 does not depend on the order of the sessions.
+
+**In SQL.** The database audit groups the graph and the same-game sharing in PostgreSQL
+(:mod:`integrity.sql.sessions`) and hands them to :func:`sessions_from_graph`, with the same
+result as :func:`detect_sessions` (tests/integrity/test_audit_sql.py).
 """
 
 from __future__ import annotations

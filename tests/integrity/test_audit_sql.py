@@ -21,14 +21,9 @@ from integrity.domain.coseating import coseating_from_counts, detect_coseating
 from integrity.domain.sessions import detect_sessions
 from integrity.models import AuditRun, Flag
 from integrity.services import audits
-from integrity.services.audits import (
-    audit_event,
-    audit_rows,
-    coseating_sql,
-    day_window,
-    sessions_sql,
-)
+from integrity.services.audits import audit_event, day_window
 from integrity.simulation import Season
+from integrity.sql import audit_rows, coseating_sql, sessions_sql, streamed, window_players
 from tournaments.models import Event, Seat
 from tournaments.models import Season as SeasonRow
 
@@ -80,7 +75,7 @@ def test_pairs_are_counted_on_two_columns_when_player_ids_are_too_large_to_pack(
     start, end = event.starts_at, event.ends_at
     params = AuditParams(q=0.5, min_games=5, min_common_hours=1)
     packed = coseating_sql(window_start=start, window_end=end, event=event, params=params)
-    monkeypatch.setattr("integrity.services.audits._PACKED_BELOW", 1)
+    monkeypatch.setattr("integrity.sql.coseating._PACKED_BELOW", 1)
 
     unpacked = coseating_sql(window_start=start, window_end=end, event=event, params=params)
 
@@ -121,7 +116,7 @@ def test_a_failed_count_leaves_no_work_tables(
     def fail(*args: object, **kwargs: object) -> None:
         raise RuntimeError("stop after counting")
 
-    monkeypatch.setattr("integrity.services.audits.coseating_from_counts", fail)
+    monkeypatch.setattr("integrity.sql.coseating.coseating_from_counts", fail)
 
     with pytest.raises(RuntimeError, match="stop after counting"):
         coseating_sql(window_start=event.starts_at, window_end=event.ends_at, event=event)
@@ -178,7 +173,7 @@ def test_the_count_gets_the_configured_parallel_workers(
             seen.append(cursor.fetchone()[0])
         return tested(*args, **kwargs)
 
-    monkeypatch.setattr("integrity.services.audits.coseating_from_counts", spy)
+    monkeypatch.setattr("integrity.sql.coseating.coseating_from_counts", spy)
 
     coseating_sql(window_start=event.starts_at, window_end=event.ends_at, event=event)
 
@@ -300,7 +295,7 @@ def test_the_database_audit_finds_what_the_in_memory_audit_finds(
     tables, sessions = observations(audit_rows(**window))
     memory = audit(tables, sessions, params)
 
-    players = audits.window_players(**window, params=params)
+    players = window_players(**window, params=params)
     sql = audits._audit_in_sql(window, params, None)
 
     assert sql.flags == memory.flags
@@ -436,7 +431,7 @@ def test_a_stream_closed_mid_query_is_cancelled_and_the_connection_stays_usable(
     slow = "SELECT g, pg_sleep(0.005) IS NULL FROM generate_series(1, 2000) AS g"
     with transaction.atomic() if atomic else contextlib.nullcontext():
         season = SeasonRow.objects.create(year=2998, name="kept", starts_on=date(2998, 1, 1))
-        with contextlib.closing(audits._streamed(slow, [])) as rows:
+        with contextlib.closing(streamed(slow, [])) as rows:
             assert tuple(next(rows)) == (1, False)
         # Still in the caller's transaction (or back in autocommit), which still works.
         assert connection.in_atomic_block is atomic

@@ -13,14 +13,14 @@ from integrity.models import AuditRun, Case, CaseEvent, CasePlayer, Flag
 from integrity.services.audits import (
     LONGEST_WINDOW,
     audit_event,
-    audit_rows,
     audit_run,
-    case_key,
     day_window,
     event_audit_is_clean,
 )
 from integrity.services.cases import case_dismiss
+from integrity.services.findings import case_key
 from integrity.simulation import Season
+from integrity.sql import audit_rows
 from tournaments.models import Event, Seat
 
 pytestmark = pytest.mark.django_db

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from integrity.services.audits import audit_rows
 from integrity.simulation import Season, record_rows, simulate_season
+from integrity.sql import audit_rows
 from tests.integrity.conftest import SMALL_WEEK
 from tournaments.models import Event, Game
 

@@ -1,15 +1,13 @@
 """Integrity jobs (SPEC §7, §8): the event audit is sent on commit; the season audit splits
-into one window task per ended week, each its own run key, and sends nothing twice; the
-weekly schedule is registered with django-celery-beat."""
+into one window task per ended week, each its own run key, and sends nothing twice (the
+weekly schedule: tests/integrity/test_beat.py)."""
 
 from datetime import date
 from typing import Any
 
 import pytest
 from django.db import transaction
-from django_celery_beat.models import PeriodicTask
 
-from integrity.apps import season_audit_schedule
 from integrity.models import AuditRun
 from integrity.simulation import Season
 from integrity.tasks import audit_event_enqueue, audit_season_task, season_weeks
@@ -56,18 +54,3 @@ def test_no_week_has_ended_before_the_sunday(week: Event, monkeypatch: pytest.Mo
     assert audit_season_task.delay(2021).get() == []
     assert audit_season_task.delay(1999).get() == []
     assert AuditRun.objects.count() == 0
-
-
-def test_the_weekly_schedule_is_registered_once() -> None:
-    PeriodicTask.objects.filter(name="integrity-season-audit").delete()
-    season_audit_schedule()
-    season_audit_schedule()
-    task = PeriodicTask.objects.get(name="integrity-season-audit")
-    assert (task.task, task.enabled) == ("integrity.audit_season", True)
-    crontab = task.crontab
-    assert (crontab.minute, crontab.hour, crontab.day_of_week, str(crontab.timezone)) == (
-        "0",
-        "4",
-        "2",
-        "Asia/Shanghai",
-    )

@@ -6,7 +6,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from integrity.domain.data import TOUR_TZ, TableObs, hour_bucket
+from core.domain.clock import TOUR_TZ
+from integrity.domain.data import TableObs, hour_bucket
 
 
 def test_hour_bucket_counts_shanghai_hours() -> None:
