@@ -11,7 +11,7 @@ from rest_framework.views import APIView
 
 from accounts.permissions import IsOrganiser, IsReviewer
 from accounts.roles import signed_in
-from core.errors import NotFoundError, ServiceError
+from core.errors import ServiceError, found
 from flows.corrections import (
     game_fix,
     game_restore,
@@ -38,10 +38,7 @@ class CorrectionOutput(serializers.Serializer[Any]):
 
 
 def _game(record_id: str) -> Game:
-    game = Game.objects.filter(record_id=record_id).first()
-    if game is None:
-        raise NotFoundError(f"no game {record_id!r}")
-    return game
+    return found(Game.objects.filter(record_id=record_id).first(), f"no game {record_id!r}")
 
 
 def _events(codes: list[str]) -> list[Event]:

@@ -15,7 +15,7 @@ from accounts.provinces import PROVINCE_SET
 from accounts.roles import signed_in
 from core.broker import enqueue_or_fail
 from core.cache import CachedPage, cached_page
-from core.errors import NotFoundError, ServiceError
+from core.errors import ServiceError, found
 from core.pagination import DefaultPagination
 from tournaments.api.base import OrganiserWritesView, page_response, paginated
 from tournaments.api.seasons import PlayerRef
@@ -66,10 +66,9 @@ class EventOutput(serializers.Serializer[Any]):
 
 
 def player_get(external_id: str) -> Player:
-    player = Player.objects.filter(external_id=external_id).first()
-    if player is None:
-        raise NotFoundError(f"no player {external_id!r}")
-    return player
+    return found(
+        Player.objects.filter(external_id=external_id).first(), f"no player {external_id!r}"
+    )
 
 
 class EventsView(OrganiserWritesView):

@@ -15,6 +15,7 @@ from accounts.provinces import PROVINCES
 from accounts.roles import signed_in
 from core.errors import ServiceError
 from core.parsers import SafeJSONParser
+from core.serializers import ErrorSerializer
 from flows.ingest import games_ingest
 from ratings.tasks import ratings_update_task
 
@@ -44,16 +45,9 @@ A malformed batch (not a JSON list, empty, more than {MAX_BATCH:,} records) is r
 and writes nothing. Organisers and game-server tokens only."""
 
 
-class ErrorSerializer(serializers.Serializer[Any]):
-    code = serializers.CharField()
-    message = serializers.CharField()
-    detail = serializers.JSONField(required=False)
+class RecordPlayerSerializer(serializers.Serializer[Any]):
+    """A seat's player block as the record carries it (an input shape)."""
 
-    class Meta:
-        ref_name = "GameIngestError"
-
-
-class PlayerSerializer(serializers.Serializer[Any]):
     id = serializers.CharField(max_length=64)
     name = serializers.CharField(max_length=64)
     province = serializers.ChoiceField(choices=PROVINCES)
@@ -72,7 +66,7 @@ class SessionSerializer(serializers.Serializer[Any]):
 
 
 class SeatSerializer(serializers.Serializer[Any]):
-    player = PlayerSerializer()
+    player = RecordPlayerSerializer()
     team = serializers.IntegerField(
         min_value=0, max_value=1, required=False, allow_null=True, help_text="doubles only"
     )

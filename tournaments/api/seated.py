@@ -9,7 +9,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from accounts.roles import signed_in
-from core.errors import NotFoundError
+from core.errors import found
 from tournaments.api.base import OrganiserWritesView
 from tournaments.models import SeatedRound, SeatedTable
 from tournaments.selectors.events import event_get
@@ -39,12 +39,10 @@ class RoundOutput(serializers.Serializer[Any]):
 
 
 def _round(code: str, number: int) -> SeatedRound:
-    seated = (
-        SeatedRound.objects.select_related("event").filter(event__code=code, number=number).first()
+    return found(
+        SeatedRound.objects.select_related("event").filter(event__code=code, number=number).first(),
+        f"event {code!r} has no round {number}",
     )
-    if seated is None:
-        raise NotFoundError(f"event {code!r} has no round {number}")
-    return seated
 
 
 class RoundsView(OrganiserWritesView):
@@ -80,9 +78,10 @@ class TableResultView(OrganiserWritesView):
     @extend_schema(request=TableResultInput, responses=TableOutput)
     def post(self, request: Request, code: str, number: int, table: int) -> Response:
         seated = _round(code, number)
-        row = SeatedTable.objects.filter(round=seated, number=table).first()
-        if row is None:
-            raise NotFoundError(f"round {number} of {code} has no table {table}")
+        row = found(
+            SeatedTable.objects.filter(round=seated, number=table).first(),
+            f"round {number} of {code} has no table {table}",
+        )
         data = self.TableResultInput(data=request.data)
         data.is_valid(raise_exception=True)
         seated_result_enter(
