@@ -1,4 +1,6 @@
-"""URL configuration: admin, API (schema and docs served offline), health, pages."""
+"""URL configuration: admin, API (schema and docs served offline), health, and the site's
+pages: the public pages and reviewer screens (``web``) and the downloads (``exports``),
+inside ``i18n_patterns``."""
 
 from django.conf.urls.i18n import i18n_patterns
 from django.contrib import admin
@@ -22,6 +24,7 @@ urlpatterns = [
 
 urlpatterns += i18n_patterns(
     path("admin/", admin.site.urls),
-    path("", include("core.urls")),
+    path("", include("web.urls")),
+    path("exports/", include("exports.urls")),
     prefix_default_language=False,
 )

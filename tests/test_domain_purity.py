@@ -4,6 +4,7 @@ Django or a database; and ``core`` imports no app of the project (nor ``config``
 app may import it."""
 
 import ast
+import re
 import sys
 from pathlib import Path
 
@@ -24,6 +25,17 @@ def _imports(path: Path) -> list[str]:
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             names.append(node.module)
     return names
+
+
+def _dotted_strings(path: Path) -> list[str]:
+    """String constants that name a module (``include("web.urls")``, ``import_module``)."""
+    return [
+        node.value
+        for node in ast.walk(ast.parse(path.read_text(), filename=str(path)))
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and re.fullmatch(r"[a-z_]+(\.[a-z_]+)+", node.value)
+    ]
 
 
 def test_domain_modules_exist() -> None:
@@ -51,10 +63,11 @@ def test_the_project_packages_are_found() -> None:
 
 @pytest.mark.parametrize("path", CORE_MODULES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_core_imports_no_app(path: Path) -> None:
-    """Imports anywhere in the module count, those inside functions too."""
+    """Imports anywhere in the module count, those inside functions too, and so do module
+    paths in strings (an ``include`` of an app's URLs)."""
     bad = [
         name
-        for name in _imports(path)
+        for name in _imports(path) + _dotted_strings(path)
         if name.split(".")[0] in PROJECT_PACKAGES and name.split(".")[0] != "core"
     ]
     assert bad == [], f"{path.relative_to(ROOT)} imports {bad}"
