@@ -17,21 +17,26 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.models import Player, User
+from accounts.models import Player
 from accounts.permissions import IsReviewer
 from accounts.roles import signed_in
 from core.broker import enqueue_or_fail
-from core.errors import NotFoundError
+from core.errors import NotFoundError, found
+from flows import sanctions
 from integrity import selectors
-from integrity.models import Appeal, AuditRun, Case, CaseEvent, CasePlayer, Flag
+from integrity.api.serializers import (
+    AppealSerializer,
+    AuditRunSerializer,
+    CaseEventSerializer,
+    CaseSerializer,
+    FlagSerializer,
+    SanctionSerializer,
+)
+from integrity.models import Appeal, AuditRun, Case, CasePlayer
 from integrity.services import cases as workflow
 from integrity.services.audits import day_window, event_key, window_key
 from integrity.tasks import audit_event_task, audit_window_task
 from tournaments.models import Event
-
-
-def _staff(request: Request) -> User:
-    return signed_in(request.user)
 
 
 def _path(name: str, description: str) -> OpenApiParameter:
@@ -48,103 +53,7 @@ def _case(pk: int) -> Case:
 
 def _player(external_id: str) -> Player:
     player = Player.objects.filter(external_id=external_id).first()
-    if player is None:
-        raise NotFoundError(f"No player {external_id!r}.")
-    return player
-
-
-class PlayerSerializer(serializers.Serializer[Any]):
-    class Meta:
-        ref_name = "IntegrityPlayer"
-
-    id = serializers.CharField(source="external_id")
-    name = serializers.CharField()
-    province = serializers.CharField()
-
-
-class CasePlayerSerializer(serializers.Serializer[Any]):
-    player = PlayerSerializer()
-    role = serializers.ChoiceField(choices=CasePlayer.Role.choices)
-
-
-class CaseSerializer(serializers.Serializer[Any]):
-    class Meta:
-        ref_name = "IntegrityCase"
-
-    id = serializers.IntegerField()
-    version = serializers.IntegerField()
-    status = serializers.ChoiceField(choices=Case.Status.choices)
-    key = serializers.CharField()
-    players = CasePlayerSerializer(many=True, source="caseplayer_set.all")
-    families = serializers.ListField(child=serializers.CharField())
-    score = serializers.FloatField()
-    reason = serializers.CharField()
-    opened_at = serializers.DateTimeField()
-    assigned_to = serializers.CharField(source="assigned_to.username", allow_null=True)
-    decided_by = serializers.CharField(source="decided_by.username", allow_null=True)
-    decided_at = serializers.DateTimeField(allow_null=True)
-
-
-class FlagSerializer(serializers.Serializer[Any]):
-    class Meta:
-        ref_name = "IntegrityFlag"
-
-    id = serializers.IntegerField()
-    run = serializers.CharField(source="run.key")
-    detector = serializers.ChoiceField(choices=Flag.Detector.choices)
-    version = serializers.CharField()
-    family = serializers.ChoiceField(choices=Flag.Family.choices)
-    players = serializers.ListField(child=serializers.CharField(), source="player_keys")
-    statistic = serializers.FloatField(allow_null=True)
-    p = serializers.FloatField(source="p_value", allow_null=True)
-    q = serializers.FloatField(source="q_value", allow_null=True)
-    near_conclusive = serializers.BooleanField()
-    score = serializers.FloatField()
-    evidence = serializers.JSONField(help_text="Detector evidence; may hold IPs and devices.")
-
-
-class CaseEventSerializer(serializers.Serializer[Any]):
-    action = serializers.ChoiceField(choices=CaseEvent.Action.choices)
-    by = serializers.CharField(source="by.username", allow_null=True)
-    at = serializers.DateTimeField()
-    reason = serializers.CharField()
-    details = serializers.JSONField(source="data", help_text="What the step did.")
-
-
-class SanctionSerializer(serializers.Serializer[Any]):
-    id = serializers.IntegerField()
-    player = serializers.CharField(source="player.external_id")
-    role = serializers.CharField()
-    effective_on = serializers.DateField()
-    void_games = serializers.BooleanField()
-    events = serializers.SerializerMethodField()
-    revoke_titles = serializers.BooleanField()
-    suspend = serializers.BooleanField()
-    revocation = serializers.IntegerField(source="revocation_id", allow_null=True)
-    corrections = serializers.ListField(child=serializers.IntegerField())
-    decided_by = serializers.CharField(source="decided_by.username")
-    decided_at = serializers.DateTimeField()
-    reason = serializers.CharField()
-    reversed_at = serializers.DateTimeField(allow_null=True)
-
-    def get_events(self, obj: Any) -> list[str]:
-        """Codes of the events whose games of the player were voided."""
-        return sorted(event.code for event in obj.events.all())
-
-
-class AppealSerializer(serializers.Serializer[Any]):
-    class Meta:
-        ref_name = "IntegrityAppeal"
-
-    id = serializers.IntegerField()
-    case = serializers.IntegerField(source="case_id")
-    player = serializers.CharField(source="player.external_id")
-    filed_at = serializers.DateTimeField()
-    statement = serializers.CharField()
-    status = serializers.ChoiceField(choices=Appeal.Status.choices)
-    decided_by = serializers.CharField(source="decided_by.username", allow_null=True)
-    decided_at = serializers.DateTimeField(allow_null=True)
-    decision_reason = serializers.CharField()
+    return found(player, f"No player {external_id!r}.")
 
 
 class CaseListView(generics.ListAPIView[Case]):
@@ -271,7 +180,7 @@ class CaseTakeView(APIView):
         data.is_valid(raise_exception=True)
         case = workflow.case_take(
             case=_case(pk),
-            by=_staff(request),
+            by=signed_in(request.user),
             expected_version=data.validated_data["expected_version"],
         )
         return Response(CaseSerializer(selectors.case_list().get(pk=case.pk)).data)
@@ -293,7 +202,7 @@ class CaseDismissView(APIView):
         data.is_valid(raise_exception=True)
         case = workflow.case_dismiss(
             case=_case(pk),
-            by=_staff(request),
+            by=signed_in(request.user),
             reason=data.validated_data["reason"],
             expected_version=data.validated_data["expected_version"],
         )
@@ -343,7 +252,7 @@ class CaseSanctionView(APIView):
             if missing:
                 raise NotFoundError(f"No event {missing[0]!r}.", detail={"events": missing})
             decisions.append(
-                workflow.Decision(
+                sanctions.Decision(
                     player=_player(item["player"]),
                     role=item["role"],
                     void_games=item["void_games"],
@@ -352,9 +261,9 @@ class CaseSanctionView(APIView):
                     suspend=item["suspend"],
                 )
             )
-        case = workflow.case_sanction(
+        case = sanctions.case_sanction(
             case=_case(pk),
-            by=_staff(request),
+            by=signed_in(request.user),
             reason=data.validated_data["reason"],
             decisions=decisions,
             expected_version=data.validated_data["expected_version"],
@@ -387,7 +296,7 @@ class AppealFileView(APIView):
             case=_case(pk),
             player=_player(data.validated_data["player"]),
             statement=data.validated_data["statement"],
-            by=_staff(request),
+            by=signed_in(request.user),
         )
         return Response(AppealSerializer(appeal).data, status=status.HTTP_201_CREATED)
 
@@ -413,28 +322,13 @@ class AppealDecideView(APIView):
     def post(self, request: Request, pk: int) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        appeal = workflow.appeal_decide(
+        appeal = sanctions.appeal_decide(
             appeal=get_object_or_404(Appeal, pk=pk),
-            by=_staff(request),
+            by=signed_in(request.user),
             upheld=data.validated_data["upheld"],
             reason=data.validated_data["reason"],
         )
         return Response(AppealSerializer(appeal).data)
-
-
-class AuditRunSerializer(serializers.Serializer[Any]):
-    id = serializers.IntegerField()
-    key = serializers.CharField()
-    event = serializers.CharField(source="event.code", allow_null=True)
-    window_start = serializers.DateTimeField()
-    window_end = serializers.DateTimeField()
-    status = serializers.ChoiceField(choices=AuditRun.Status.choices)
-    attempts = serializers.IntegerField()
-    started_at = serializers.DateTimeField()
-    finished_at = serializers.DateTimeField(allow_null=True)
-    params = serializers.JSONField()
-    stats = serializers.JSONField()
-    error = serializers.CharField()
 
 
 class AuditRunListView(generics.ListAPIView[AuditRun]):
@@ -492,9 +386,9 @@ class AuditTriggerView(APIView):
         data.is_valid(raise_exception=True)
         values = data.validated_data
         if "event" in values:
-            event = Event.objects.filter(code=values["event"]).first()
-            if event is None:
-                raise NotFoundError(f"No event {values['event']!r}.")
+            event = found(
+                Event.objects.filter(code=values["event"]).first(), f"No event {values['event']!r}."
+            )
             key = event_key(event)
             enqueue_or_fail(audit_event_task, event.pk)
         else:

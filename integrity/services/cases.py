@@ -13,28 +13,28 @@ who, when, why and what, and the same as one structured log line (logger
 
 * :func:`case_take` — a reviewer takes an open case (``assigned_to``).
 * :func:`case_dismiss` — closes an open case; its players are ``cleared``.
-* :func:`case_sanction` — per decision: titles revoked first
-  (``titles.services.titles_revoke`` dated today, Asia/Shanghai), then the player's games
-  in the events named voided (``tournaments.services.corrections.player_games_void``, which
-  recomputes leaderboards, advancement, champions and title qualifications downstream).
-  Revoking first matters: a qualification voided by the revocation remembers it, so when
-  the games come back on appeal the champion's qualification is restored with its old
-  status instead of being recorded again as pending. A ``Sanction`` row per player keeps
-  the corrections and the revocation needed to undo it exactly.
+* A sanction and an appeal decision change other apps (games voided or restored, titles
+  revoked or restored), so they run as flows (:mod:`flows.sanctions`), each in one
+  transaction: :func:`case_sanction_open` checks the sanction and locks the case, the flow
+  revokes titles and voids games per decision, :func:`case_sanction_record` writes a
+  ``Sanction`` row per player (the corrections and the revocation that undo it exactly)
+  and marks the case ``sanctioned``.
 * :func:`appeal_file` — a sanctioned player appeals (one pending appeal per player); the
   case is locked and its version bumped, but not checked: the player saw no version.
-* :func:`appeal_decide` — by a reviewer other than the one who sanctioned (else
-  :class:`SameReviewerError`, nothing written). Upheld: every sanction of the case is undone
-  through the same services (``player_games_restore``, ``titles_restore``) and the case is
-  ``reversed``; rejected: the sanction stands.
+* :func:`appeal_decide_open` — by a reviewer other than the one who sanctioned (else
+  :class:`SameReviewerError`, nothing written); upheld, the flow undoes every sanction of
+  the case and :func:`appeal_decide_record` marks the case ``reversed``; rejected, the
+  sanction stands.
 
-A suspension is enforced at ingest (``tournaments.services.ingest``): the suspended player's
-games from the sanction's day on are rejected, naming the case, until an appeal reverses it.
+A suspension is enforced at ingest (:func:`flows.ingest.games_ingest`): the suspended
+player's games from the sanction's day on are rejected, naming the case, until an appeal
+reverses it.
 """
 
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import date
 from typing import Any
 
 from django.db import transaction
@@ -42,9 +42,11 @@ from django.utils import timezone
 
 from accounts.models import Player, User
 from accounts.roles import REVIEWER, has_role
+from core.clock import tour_today
 from core.errors import ConflictError, ServiceError
 from core.logs import log_event_on_commit
 from integrity.models import Appeal, Case, CaseEvent, CasePlayer, Sanction
+from titles.models import Revocation
 from tournaments.models import Event
 
 logger = logging.getLogger("unotour.integrity")
@@ -195,75 +197,88 @@ def _check_decisions(case: Case, decisions: Sequence[Decision]) -> None:
             )
 
 
-def case_sanction(
+@dataclass(frozen=True)
+class SanctionOrder:
+    """A sanction checked, its case locked: what :func:`flows.sanctions.case_sanction` carries
+    out (each decision's titles and games) before :func:`case_sanction_record` records it."""
+
+    case: Case
+    decisions: tuple[Decision, ...]
+    on: date
+    case_ref: str
+
+
+@dataclass(frozen=True)
+class Sanctioned:
+    """One decision carried out: the revocation of the player's titles (if any) and the ids
+    of the corrections that voided their games."""
+
+    decision: Decision
+    revocation: Revocation | None
+    corrections: list[int]
+
+
+def case_sanction_open(
     *,
     case: Case,
     by: User,
     reason: str,
     decisions: Sequence[Decision | Mapping[str, Any]],
     expected_version: int | None = None,
-) -> Case:
-    """Sanction players of an open case (module docstring)."""
-    from titles.models import Revocation
-    from titles.recompute import tour_today
-    from titles.services import titles_revoke
-    from tournaments.services.corrections import player_games_void
-
+) -> SanctionOrder:
+    """Check a sanction of an open case and lock the case, in the caller's transaction
+    (module docstring); the decisions in player order, dated today (Asia/Shanghai)."""
     _need_reviewer(by)
     _need_reason(reason, "A sanction")
     checked = sorted((_decision(item) for item in decisions), key=lambda d: d.player.pk)
-    with transaction.atomic():
-        locked = _locked(case, expected_version)
-        _need_status(locked, Case.Status.OPEN)
-        _check_decisions(locked, checked)
-        today = tour_today()
-        case_ref = f"integrity-case-{locked.pk}"
-        logged = []
-        for d in checked:
-            revocation = None
-            if d.revoke_titles:
-                titles_revoke(player=d.player, on=today, by=by, reason=reason, case_ref=case_ref)
-                revocation = Revocation.objects.filter(
-                    player=d.player, case_ref=case_ref, restored_at__isnull=True
-                ).first()
-            corrections = []
-            if d.void_games:
-                corrections = player_games_void(
-                    player=d.player, events=list(d.events), by=by, reason=reason
-                )
-            sanction = Sanction.objects.create(
-                case=locked,
-                player=d.player,
-                role=d.role,
-                effective_on=today,
-                void_games=d.void_games,
-                revoke_titles=d.revoke_titles,
-                suspend=d.suspend,
-                revocation=revocation,
-                corrections=[c.pk for c in corrections],
-                decided_by=by,
-                reason=reason,
-            )
-            sanction.events.set(d.events)
-            CasePlayer.objects.filter(case=locked, player=d.player).update(role=d.role)
-            logged.append(
-                {
-                    "sanction": sanction.pk,
-                    "player": d.player.external_id,
-                    "role": d.role,
-                    "events": sorted(event.code for event in d.events),
-                    "corrections": sanction.corrections,
-                    "revocation": revocation.pk if revocation else None,
-                    "suspend": d.suspend,
-                }
-            )
-        locked.status, locked.decided_by, locked.decided_at = (
-            Case.Status.SANCTIONED,
-            by,
-            timezone.now(),
+    locked = _locked(case, expected_version)
+    _need_status(locked, Case.Status.OPEN)
+    _check_decisions(locked, checked)
+    return SanctionOrder(locked, tuple(checked), tour_today(), f"integrity-case-{locked.pk}")
+
+
+def case_sanction_record(
+    *, order: SanctionOrder, by: User, reason: str, done: Sequence[Sanctioned]
+) -> Case:
+    """Record the carried-out sanction: a ``Sanction`` row per player (what undoes it on
+    appeal), the players' roles, the case ``sanctioned`` and the step logged."""
+    locked = order.case
+    logged = []
+    for item in done:
+        d = item.decision
+        sanction = Sanction.objects.create(
+            case=locked,
+            player=d.player,
+            role=d.role,
+            effective_on=order.on,
+            void_games=d.void_games,
+            revoke_titles=d.revoke_titles,
+            suspend=d.suspend,
+            revocation=item.revocation,
+            corrections=list(item.corrections),
+            decided_by=by,
+            reason=reason,
         )
-        _save(locked, "status", "decided_by", "decided_at")
-        _log(locked, CaseEvent.Action.SANCTIONED, by, reason, sanctions=logged)
+        sanction.events.set(d.events)
+        CasePlayer.objects.filter(case=locked, player=d.player).update(role=d.role)
+        logged.append(
+            {
+                "sanction": sanction.pk,
+                "player": d.player.external_id,
+                "role": d.role,
+                "events": sorted(event.code for event in d.events),
+                "corrections": sanction.corrections,
+                "revocation": item.revocation.pk if item.revocation else None,
+                "suspend": d.suspend,
+            }
+        )
+    locked.status, locked.decided_by, locked.decided_at = (
+        Case.Status.SANCTIONED,
+        by,
+        timezone.now(),
+    )
+    _save(locked, "status", "decided_by", "decided_at")
+    _log(locked, CaseEvent.Action.SANCTIONED, by, reason, sanctions=logged)
     return locked
 
 
@@ -301,72 +316,80 @@ def appeal_file(*, case: Case, player: Player, statement: str, by: User | None =
     return appeal
 
 
-def appeal_decide(
-    *, appeal: Appeal, by: User, upheld: bool, reason: str, expected_version: int | None = None
-) -> Appeal:
-    """Decide an appeal (module docstring); never by the reviewer who sanctioned."""
-    from titles.services import titles_restore
-    from tournaments.services.corrections import player_games_restore
+@dataclass(frozen=True)
+class AppealOrder:
+    """An appeal decision checked, its case and appeal locked: the sanctions to undo (upheld:
+    every one of the case still in force, in player order; rejected: none), which
+    :func:`flows.sanctions.appeal_decide` undoes before :func:`appeal_decide_record`."""
 
+    case: Case
+    appeal: Appeal
+    upheld: bool
+    sanctions: tuple[Sanction, ...]
+
+
+def appeal_decide_open(
+    *, appeal: Appeal, by: User, upheld: bool, reason: str, expected_version: int | None = None
+) -> AppealOrder:
+    """Check an appeal decision and lock its case and appeal, in the caller's transaction;
+    never by the reviewer who sanctioned (module docstring)."""
     _need_reviewer(by)
     _need_reason(reason, "An appeal decision")
-    with transaction.atomic():
-        case = Case.objects.select_for_update().get(pk=appeal.case_id)
-        if expected_version is not None and case.version != expected_version:
-            raise ConflictError(
-                f"Case {case.pk} is at version {case.version}, not {expected_version}.",
-                detail={"reason": "stale", "status": case.status, "version": case.version},
+    case = Case.objects.select_for_update().get(pk=appeal.case_id)
+    if expected_version is not None and case.version != expected_version:
+        raise ConflictError(
+            f"Case {case.pk} is at version {case.version}, not {expected_version}.",
+            detail={"reason": "stale", "status": case.status, "version": case.version},
+        )
+    locked = Appeal.objects.select_for_update().get(pk=appeal.pk)
+    if locked.status != Appeal.Status.PENDING:
+        raise ConflictError(f"Appeal {locked.pk} is already {locked.status}.")
+    if case.decided_by_id == by.pk:
+        raise SameReviewerError(
+            "The reviewer who sanctioned cannot decide the appeal: another reviewer must.",
+            detail={"case": case.pk, "sanctioned_by": by.username},
+        )
+    sanctions: tuple[Sanction, ...] = ()
+    if upheld:
+        in_force = case.sanctions.filter(reversed_at__isnull=True).order_by("player_id")
+        sanctions = tuple(in_force.select_related("player", "revocation"))
+    return AppealOrder(case, locked, upheld, sanctions)
+
+
+def appeal_decide_record(
+    *, order: AppealOrder, by: User, reason: str, restored: Mapping[int, list[int]]
+) -> Appeal:
+    """Record the decision: upheld, each sanction reversed (``restored``: the ids of the
+    corrections that restored its games, by sanction id), the case ``reversed`` and the
+    case's other pending appeals upheld with it; rejected, the sanction stands. The appeal
+    is decided and the step logged."""
+    case, locked, now = order.case, order.appeal, timezone.now()
+    if order.upheld:
+        undone = []
+        for sanction in order.sanctions:
+            sanction.reversed_at = now
+            sanction.save(update_fields=["reversed_at"])
+            undone.append(
+                {
+                    "sanction": sanction.pk,
+                    "player": sanction.player.external_id,
+                    "corrections": restored.get(sanction.pk, []),
+                    "revocation": sanction.revocation_id,
+                }
             )
-        locked = Appeal.objects.select_for_update().get(pk=appeal.pk)
-        if locked.status != Appeal.Status.PENDING:
-            raise ConflictError(f"Appeal {locked.pk} is already {locked.status}.")
-        if case.decided_by_id == by.pk:
-            raise SameReviewerError(
-                "The reviewer who sanctioned cannot decide the appeal: another reviewer must.",
-                detail={"case": case.pk, "sanctioned_by": by.username},
-            )
-        now = timezone.now()
-        if upheld:
-            restored = []
-            for sanction in case.sanctions.filter(reversed_at__isnull=True).order_by("player_id"):
-                player = sanction.player
-                corrections = []
-                if sanction.void_games:
-                    corrections = player_games_restore(
-                        player=player,
-                        events=list(sanction.events.order_by("pk")),
-                        by=by,
-                        reason=reason,
-                    )
-                if sanction.revocation is not None:
-                    titles_restore(
-                        player=player, revocation=sanction.revocation, by=by, reason=reason
-                    )
-                sanction.reversed_at = now
-                sanction.save(update_fields=["reversed_at"])
-                restored.append(
-                    {
-                        "sanction": sanction.pk,
-                        "player": player.external_id,
-                        "corrections": [c.pk for c in corrections],
-                        "revocation": sanction.revocation_id,
-                    }
-                )
-            case.status = Case.Status.REVERSED
-            _save(case, "status")
-            Appeal.objects.filter(case=case, status=Appeal.Status.PENDING).exclude(
-                pk=locked.pk
-            ).update(
-                status=Appeal.Status.UPHELD,
-                decided_by=by,
-                decided_at=now,
-                decision_reason=f"case reversed on appeal {locked.pk}",
-            )
-            _log(case, CaseEvent.Action.REVERSED, by, reason, appeal=locked.pk, restored=restored)
-        else:
-            _save(case)
-            _log(case, CaseEvent.Action.APPEAL_REJECTED, by, reason, appeal=locked.pk)
-        locked.status = Appeal.Status.UPHELD if upheld else Appeal.Status.REJECTED
-        locked.decided_by, locked.decided_at, locked.decision_reason = by, now, reason
-        locked.save(update_fields=["status", "decided_by", "decided_at", "decision_reason"])
+        case.status = Case.Status.REVERSED
+        _save(case, "status")
+        Appeal.objects.filter(case=case, status=Appeal.Status.PENDING).exclude(pk=locked.pk).update(
+            status=Appeal.Status.UPHELD,
+            decided_by=by,
+            decided_at=now,
+            decision_reason=f"case reversed on appeal {locked.pk}",
+        )
+        _log(case, CaseEvent.Action.REVERSED, by, reason, appeal=locked.pk, restored=undone)
+    else:
+        _save(case)
+        _log(case, CaseEvent.Action.APPEAL_REJECTED, by, reason, appeal=locked.pk)
+    locked.status = Appeal.Status.UPHELD if order.upheld else Appeal.Status.REJECTED
+    locked.decided_by, locked.decided_at, locked.decision_reason = by, now, reason
+    locked.save(update_fields=["status", "decided_by", "decided_at", "decision_reason"])
     return locked

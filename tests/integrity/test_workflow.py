@@ -11,15 +11,14 @@ import pytest
 from accounts.models import Player, User
 from core.errors import ConflictError, ServiceError
 from flows.finalisation import event_finalise
+from flows.sanctions import appeal_decide, case_sanction
 from integrity.models import Appeal, Case, CaseEvent, CasePlayer, Sanction
 from integrity.services.audits import audit_event
 from integrity.services.cases import (
     ReviewerOnlyError,
     SameReviewerError,
-    appeal_decide,
     appeal_file,
     case_dismiss,
-    case_sanction,
     case_take,
 )
 from tests.integrity.conftest import play
