@@ -15,6 +15,7 @@ from flows import sanctions
 from integrity.models import Case, CaseEvent, CasePlayer, Sanction
 from integrity.services.cases import SameReviewerError, appeal_file
 from tests.tournaments.factories import local, make_event, make_season
+from titles import services as titles
 from titles.models import Revocation
 from tournaments.models import Event
 
@@ -51,7 +52,7 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
     """The other apps' steps the flows take, in order; the game corrections stand in (the
     real ones, with real games: tests/integrity/test_workflow.py)."""
     seen: list[tuple[str, str]] = []
-    revoke, restore = sanctions.titles_revoke, sanctions.titles_restore
+    revoke, restore = titles.titles_revoke, titles.titles_restore
 
     def titles_revoke(*, player: Player, **kwargs: Any) -> None:
         seen.append(("titles_revoke", player.external_id))
