@@ -58,12 +58,13 @@ from datetime import date, datetime, time, timedelta
 from itertools import accumulate
 from typing import Any
 
+from core.domain.clock import TOUR_TZ
 from integrity.domain.audit import SeatRow
 from integrity.domain.data import hour_bucket
 from tournaments.domain.calendar import event_code_for_week
 from tournaments.domain.cards import CLASSIC
 from tournaments.domain.scoring import tour_singles
-from tournaments.simulation import SHANGHAI, SimPlayer, simulate_players
+from tournaments.simulation import SimPlayer, simulate_players
 
 ROUNDS_PER_HOUR = 19
 ROUND_SECONDS = 185
@@ -425,7 +426,7 @@ class _Simulator:
             day, in_day = divmod(t, ROUNDS_PER_DAY)
             hour, r = divmod(in_day, ROUNDS_PER_HOUR)
             moment = datetime.combine(
-                self.start + timedelta(days=day), time(FIRST_HOUR + hour), SHANGHAI
+                self.start + timedelta(days=day), time(FIRST_HOUR + hour), TOUR_TZ
             ) + timedelta(seconds=r * ROUND_SECONDS)
             event = events[day // 7]
             for seated, queued in tables:

@@ -33,10 +33,10 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from accounts.provinces import PROVINCES
+from core.domain.clock import TOUR_TZ
 from tournaments.domain.calendar import DAILY_HOURS
 from tournaments.domain.cards import CLASSIC, CardTable
 
-SHANGHAI = ZoneInfo("Asia/Shanghai")
 ROUNDS_PER_HOUR = 19
 ROUND_SECONDS = 185
 GAME_LIMIT_SECONDS = 180
@@ -165,7 +165,7 @@ def simulate_games(
     seed: int = 0,
     daily_hours: tuple[time, time] | None = DAILY_HOURS,
     table: CardTable = CLASSIC,
-    tz: ZoneInfo = SHANGHAI,
+    tz: ZoneInfo = TOUR_TZ,
 ) -> Iterator[dict[str, Any]]:
     """Yield ``games`` singles records of ``event`` in time order (ids ``g-{event}-0000001``…).
 

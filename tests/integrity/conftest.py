@@ -12,6 +12,7 @@ from django.db import transaction
 
 from accounts.models import Player, User
 from accounts.roles import REVIEWER
+from core.domain.clock import TOUR_TZ
 from flows.ingest import games_ingest
 from integrity.simulation import Season, simulate_season
 from tournaments.domain.cards import hand_points
@@ -19,7 +20,6 @@ from tournaments.domain.scoring import tour_singles
 from tournaments.models import Event, Game, Seat
 from tournaments.models import Season as TourSeason
 from tournaments.services.standings import ScoreRow, standings_apply
-from tournaments.simulation import SHANGHAI
 
 _ids = count(1)
 
@@ -83,8 +83,8 @@ def weekly_qualifier(season: TourSeason, monday: date, code: str) -> Event:
         season=season,
         code=code,
         kind="weekly_qualifier",
-        starts_at=datetime.combine(monday, time(10), SHANGHAI),
-        ends_at=datetime.combine(monday + timedelta(days=6), time(23, 59, 59, 999999), SHANGHAI),
+        starts_at=datetime.combine(monday, time(10), TOUR_TZ),
+        ends_at=datetime.combine(monday + timedelta(days=6), time(23, 59, 59, 999999), TOUR_TZ),
         daily_opens=time(10),
         daily_closes=time(23, 59, 59, 999999),
         open_entry=True,

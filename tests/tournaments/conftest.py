@@ -4,14 +4,13 @@ and ``record``, a builder of valid game records v1 (SPEC §9) to vary one field 
 from collections.abc import Callable, Sequence
 from datetime import date, datetime, time
 from typing import Any
-from zoneinfo import ZoneInfo
 
 import pytest
 
 from accounts.models import Player, PlayerChange
+from core.domain.clock import TOUR_TZ
 from tournaments.models import Event, Game, Season, Seat, Standing
 
-SHANGHAI = ZoneInfo("Asia/Shanghai")
 EVENT_CODE = "2021-W05-Q"
 PLAYERS = ("p0000001", "p0000002", "p0000003", "p0000004")
 PROVINCES = ("江苏", "浙江", "广东", "北京")
@@ -32,8 +31,8 @@ def event(season: Season) -> Event:
         season=season,
         code=EVENT_CODE,
         kind="weekly_qualifier",
-        starts_at=datetime(2021, 2, 1, 10, 0, tzinfo=SHANGHAI),
-        ends_at=datetime(2021, 2, 7, 23, 59, 59, 999999, tzinfo=SHANGHAI),
+        starts_at=datetime(2021, 2, 1, 10, 0, tzinfo=TOUR_TZ),
+        ends_at=datetime(2021, 2, 7, 23, 59, 59, 999999, tzinfo=TOUR_TZ),
         daily_opens=time(10, 0),
         daily_closes=time(23, 59, 59, 999999),
         open_entry=True,

@@ -5,22 +5,21 @@ do not depend on the record format)."""
 from collections.abc import Mapping, Sequence
 from datetime import date, datetime, timedelta
 from itertools import count
-from zoneinfo import ZoneInfo
 
 from django.db import transaction
 
 from accounts.models import Player
+from core.domain.clock import TOUR_TZ
 from tournaments.domain.cards import hand_points
 from tournaments.domain.scoring import score_game
 from tournaments.models import Event, Game, Season, Seat
 from tournaments.services.standings import ScoreRow, standings_apply
 
-SHANGHAI = ZoneInfo("Asia/Shanghai")
 _ids = count(1)
 
 
 def local(y: int, m: int, d: int, hh: int = 12, mm: int = 0) -> datetime:
-    return datetime(y, m, d, hh, mm, tzinfo=SHANGHAI)
+    return datetime(y, m, d, hh, mm, tzinfo=TOUR_TZ)
 
 
 def make_season(year: int = 2021, **fields: object) -> Season:

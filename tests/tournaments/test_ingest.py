@@ -14,8 +14,9 @@ import pytest
 from django.db import connection
 
 from accounts.models import Player, PlayerChange, User
+from core.domain.clock import TOUR_TZ
 from flows.ingest import games_import, games_ingest
-from tests.tournaments.conftest import EVENT_CODE, SHANGHAI, RecordBuilder, make_record
+from tests.tournaments.conftest import EVENT_CODE, RecordBuilder, make_record
 from tournaments.domain.cards import CLASSIC, double_deck
 from tournaments.domain.leaderboard import standing_from_scores
 from tournaments.models import Entry, Event, EventStatus, Game, Seat, Standing
@@ -59,8 +60,8 @@ def test_a_record_lands_with_its_game_seats_players_and_standings(
         canonical_digest(good),
         event.pk,
         "singles",
-        datetime(2021, 2, 1, 10, 0, 3, tzinfo=SHANGHAI),
-        datetime(2021, 2, 1, 10, 3, 1, tzinfo=SHANGHAI),
+        datetime(2021, 2, 1, 10, 0, 3, tzinfo=TOUR_TZ),
+        datetime(2021, 2, 1, 10, 3, 1, tzinfo=TOUR_TZ),
         "out",
         4,
         {"moves": ["R5", "draw"]},
@@ -80,7 +81,7 @@ def test_a_record_lands_with_its_game_seats_players_and_standings(
         "device",
         "client",
     )
-    ended = datetime(2021, 2, 1, 10, 3, 1, tzinfo=SHANGHAI)
+    ended = datetime(2021, 2, 1, 10, 3, 1, tzinfo=TOUR_TZ)
     hands = [("", 0, 82), ("R5", 5, -5), ("G7 GS", 27, -27), ("WD4", 50, -50)]
     assert list(seats) == [
         (i, f"p000000{i + 1}", None, hand, points, score, event.pk, ended, False)
@@ -152,7 +153,7 @@ def test_times_with_other_offsets_are_placed_in_shanghai_hours(record: RecordBui
     )
 
     assert report.ingested == 1
-    assert Game.objects.get().started_at == datetime(2021, 2, 3, 10, 0, tzinfo=SHANGHAI)
+    assert Game.objects.get().started_at == datetime(2021, 2, 3, 10, 0, tzinfo=TOUR_TZ)
 
 
 @pytest.mark.django_db

@@ -8,8 +8,9 @@ from django.core.management import CommandError, call_command
 from django.test import Client
 
 from accounts.models import User
+from core.domain.clock import TOUR_TZ
 from core.errors import ConflictError, ServiceError
-from tests.tournaments.factories import SHANGHAI, local
+from tests.tournaments.factories import local
 from tournaments.models import CalendarChange, Event, Season
 from tournaments.services.seasons import ruleset_clean, season_create, season_update
 
@@ -59,7 +60,7 @@ def test_weekly_qualifiers_are_open_and_keep_daily_hours() -> None:
     qualifier = Event.objects.get(code="2021-W05-Q")
     assert qualifier.open_entry is True
     assert qualifier.starts_at == local(2021, 2, 1, 10, 0)
-    assert qualifier.ends_at.astimezone(SHANGHAI).date() == date(2021, 2, 7)
+    assert qualifier.ends_at.astimezone(TOUR_TZ).date() == date(2021, 2, 7)
     assert (qualifier.daily_opens, qualifier.daily_closes) == (time(10), time.max)
     assert _feeds(qualifier) == "2021-W05-F"
     final = Event.objects.get(code="2021-W05-F")
@@ -76,12 +77,12 @@ def test_the_thursday_rule_at_a_month_end() -> None:
     season_create(year=2021, start=date(2021, 1, 4))
 
     qualifier = Event.objects.get(code="2021-W13-Q")
-    assert qualifier.starts_at.astimezone(SHANGHAI).date() == date(2021, 3, 29)
+    assert qualifier.starts_at.astimezone(TOUR_TZ).date() == date(2021, 3, 29)
     assert qualifier.month == "2021-04"
     assert _feeds(Event.objects.get(code="2021-W13-F")) == "2021-04-M"
     assert _feeds(Event.objects.get(code="2021-W12-F")) == "2021-03-M"
     march = Event.objects.get(code="2021-03-M")
-    assert march.starts_at.astimezone(SHANGHAI).date() == date(2021, 4, 1)
+    assert march.starts_at.astimezone(TOUR_TZ).date() == date(2021, 4, 1)
     assert list(march.fed_by.order_by("starts_at").values_list("code", flat=True)) == [
         "2021-W09-F",
         "2021-W10-F",
@@ -112,7 +113,7 @@ def test_organiser_dates_for_quarterly_and_annual_finals() -> None:
     )
 
     days = [
-        e.starts_at.astimezone(SHANGHAI).date()
+        e.starts_at.astimezone(TOUR_TZ).date()
         for e in Event.objects.filter(kind="quarterly_final").order_by("starts_at")
     ]
     assert days == quarterly

@@ -14,15 +14,15 @@ import pytest
 from django.core.management import call_command
 
 from accounts.provinces import PROVINCE_SET
+from core.domain.clock import TOUR_TZ
 from flows.ingest import games_ingest
-from tests.tournaments.conftest import SHANGHAI
 from tournaments.domain.cards import validate_deal
 from tournaments.models import Event, Game, Seat
 from tournaments.simulation import simulate_games, simulate_players
 
 WINDOW = (
-    datetime(2021, 2, 1, 10, 0, tzinfo=SHANGHAI),
-    datetime(2021, 2, 7, 23, 59, 59, 999999, tzinfo=SHANGHAI),
+    datetime(2021, 2, 1, 10, 0, tzinfo=TOUR_TZ),
+    datetime(2021, 2, 7, 23, 59, 59, 999999, tzinfo=TOUR_TZ),
 )
 
 
@@ -106,8 +106,8 @@ def test_every_simulated_game_passes_ingest(event: Event) -> None:
 
 def test_a_window_without_a_whole_hour_in_the_daily_hours_is_an_error() -> None:
     night = (
-        datetime(2021, 2, 1, 0, 0, tzinfo=SHANGHAI),
-        datetime(2021, 2, 1, 9, 59, tzinfo=SHANGHAI),
+        datetime(2021, 2, 1, 0, 0, tzinfo=TOUR_TZ),
+        datetime(2021, 2, 1, 9, 59, tzinfo=TOUR_TZ),
     )
 
     with pytest.raises(ValueError, match="no whole hour"):

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from core.domain.clock import TOUR_TZ
 from tournaments.domain.calendar import (
     DAILY_HOURS,
     Calendar,
@@ -20,7 +21,6 @@ from tournaments.domain.calendar import (
 )
 from tournaments.domain.cities import DEFAULT_CITIES
 
-SHANGHAI = ZoneInfo("Asia/Shanghai")
 FINAL_KINDS = (
     EventKind.WEEKLY_FINAL,
     EventKind.MONTHLY_FINAL,
@@ -32,7 +32,7 @@ FINAL_KINDS = (
 def local(
     year: int, month: int, day: int, hour: int, minute: int, second: int = 0, micro: int = 0
 ) -> datetime:
-    return datetime(year, month, day, hour, minute, second, micro, tzinfo=SHANGHAI)
+    return datetime(year, month, day, hour, minute, second, micro, tzinfo=TOUR_TZ)
 
 
 def kind_counts(calendar: Calendar) -> Counter[EventKind]:
@@ -119,7 +119,7 @@ def test_the_2021_season_codes_and_dates() -> None:
     first = calendar.events[0]
     assert first.code == "2021-W01-Q"
     assert first.starts_at == local(2021, 1, 4, 10, 0)
-    assert first.ends_at == datetime.combine(date(2021, 1, 10), time.max, tzinfo=SHANGHAI)
+    assert first.ends_at == datetime.combine(date(2021, 1, 10), time.max, tzinfo=TOUR_TZ)
     assert calendar.by_code("2021-W52-F").day == date(2021, 1, 4) + timedelta(weeks=52)
 
 

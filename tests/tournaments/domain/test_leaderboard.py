@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from core.domain.clock import TOUR_TZ
 from tournaments.domain.leaderboard import (
     DEFAULT_ORDER,
     TIEBREAKS,
@@ -23,8 +24,7 @@ from tournaments.domain.leaderboard import (
     standing_from_scores,
 )
 
-SHANGHAI = timezone(timedelta(hours=8))
-START = datetime(2021, 2, 1, 10, 0, tzinfo=SHANGHAI)
+START = datetime(2021, 2, 1, 10, 0, tzinfo=TOUR_TZ)
 
 
 def at(minutes: int) -> datetime:

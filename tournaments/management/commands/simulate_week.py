@@ -14,8 +14,9 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from core.domain.clock import TOUR_TZ
 from tournaments.domain.calendar import DAILY_CLOSE, DAILY_HOURS, DAILY_OPEN, event_code_for_week
-from tournaments.simulation import SHANGHAI, simulate_games, simulate_players
+from tournaments.simulation import simulate_games, simulate_players
 
 
 class Command(BaseCommand):
@@ -37,8 +38,8 @@ class Command(BaseCommand):
         except ValueError as exc:
             raise CommandError(str(exc)) from exc
         window = (
-            datetime.combine(monday, DAILY_OPEN, SHANGHAI),
-            datetime.combine(monday + timedelta(days=6), DAILY_CLOSE, SHANGHAI),
+            datetime.combine(monday, DAILY_OPEN, TOUR_TZ),
+            datetime.combine(monday + timedelta(days=6), DAILY_CLOSE, TOUR_TZ),
         )
         players = simulate_players(
             options["players"], seed=options["seed"], id_prefix=options["id_prefix"]
