@@ -166,6 +166,145 @@ def _excess(hand: int, others: Sequence[int]) -> Fraction:
     return Fraction(len(others) * hand - sum(others), len(others))
 
 
+def _tested_pairs(tables: Sequence[TableObs], min_shared_wins: int) -> list[tuple[str, str]]:
+    """First pass: only count each ordered pair's shared B-wins (most pairs have one or two);
+    the pairs with ``>= min_shared_wins``, sorted."""
+    counts: Counter[tuple[str, str]] = Counter()
+    for table in tables:
+        losers = _lost_games(table)
+        if len(losers) < 2:
+            continue
+        players = table.players
+        counts.update(
+            (players[seat], players[winner]) for winner in table.winners for seat in losers
+        )
+    return sorted(pair for pair, n in counts.items() if n >= min_shared_wins)
+
+
+@dataclass
+class _Evidence:
+    """Second pass, over the tested pairs' feeders (and, for the flow asymmetry, their
+    beneficiaries): the shared B-wins' evidence, and every excess of the feeders by
+    partner."""
+
+    partners: dict[str, list[str]]
+    followed: dict[str, set[str]]
+    samples: dict[tuple[str, str], _Samples]
+    own: dict[str, list[tuple[Fraction, int]]]
+    shared: dict[tuple[str, str], _Shared] = field(default_factory=dict)
+    lost_points: dict[str, int] = field(default_factory=dict)
+    lost_count: dict[str, int] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, tested: Sequence[tuple[str, str]]) -> _Evidence:
+        partners: dict[str, list[str]] = {}
+        followed: dict[str, set[str]] = {}
+        for feeder, beneficiary in tested:
+            partners.setdefault(feeder, []).append(beneficiary)
+            followed.setdefault(feeder, set()).add(beneficiary)
+            followed.setdefault(beneficiary, set()).add(feeder)
+        samples = {pair: _Samples() for pair in tested}
+        return cls(partners, followed, samples, {feeder: [] for feeder in partners})
+
+    def add(self, table: TableObs) -> None:
+        losers = _lost_games(table)
+        if len(losers) >= 2 and any(table.players[seat] in self.followed for seat in losers):
+            self._add_wins(table, losers)
+        for seat in losers:
+            if table.players[seat] in self.partners:
+                self._add_feeder(table, losers, seat)
+
+    def _add_wins(self, table: TableObs, losers: Sequence[int]) -> None:
+        hands = [table.hands[seat] for seat in losers]
+        total, heaviest, r = sum(hands), max(hands), len(hands)
+        pi = hands.count(heaviest) / r
+        for winner in table.winners:
+            beneficiary = table.players[winner]
+            for seat, hand in zip(losers, hands, strict=True):
+                if beneficiary not in self.followed.get(table.players[seat], ()):
+                    continue
+                acc = self.shared.setdefault((table.players[seat], beneficiary), _Shared())
+                acc.probs.append(pi)
+                acc.log_chances += math.log(r)
+                acc.heaviest += hand == heaviest
+                acc.excess += hand - (total - hand) / (r - 1)
+                acc.feeder_points += hand
+
+    def _add_feeder(self, table: TableObs, losers: Sequence[int], seat: int) -> None:
+        feeder, hand = table.players[seat], table.hands[seat]
+        self.lost_points[feeder] = self.lost_points.get(feeder, 0) + hand
+        self.lost_count[feeder] = self.lost_count.get(feeder, 0) + 1
+        others = {table.players[i]: table.hands[i] for i in losers if i != seat}
+        excess = (_excess(hand, list(others.values())), hand) if others else None
+        if excess is not None:
+            self.own[feeder].append(excess)
+        for beneficiary in self.partners[feeder]:
+            if beneficiary not in table.players:
+                continue
+            sample = self.samples[feeder, beneficiary]
+            sample.seated_points += hand
+            sample.seated_lost += 1
+            if excess is None:
+                continue
+            sample.seated.append(excess)
+            if beneficiary not in others:
+                sample.wins.append(excess)
+            elif len(others) > 1:
+                without = [h for name, h in others.items() if name != beneficiary]
+                sample.both_lost.append((_excess(hand, without), hand))
+
+
+def _ranks(pair: tuple[str, str], evidence: _Evidence) -> tuple[int, int, int]:
+    """The rank sums of the shared B-wins' excesses and hands among the feeder's baseline,
+    and the baseline's size."""
+    sample = evidence.samples[pair]
+    baseline = list((Counter(evidence.own[pair[0]]) - Counter(sample.seated)).elements())
+    baseline += sample.both_lost
+    return (
+        rank_sum([e for e, _ in sample.wins], [e for e, _ in baseline]),
+        rank_sum([h for _, h in sample.wins], [h for _, h in baseline]),
+        len(baseline),
+    )
+
+
+def _flag(
+    pair: tuple[str, str],
+    log_p: float,
+    log_q: float,
+    ranks: tuple[int, int, int],
+    evidence: _Evidence,
+) -> FlowFlag:
+    feeder, beneficiary = pair
+    acc, sample = evidence.shared[pair], evidence.samples[pair]
+    back = evidence.shared.get((beneficiary, feeder))
+    n = len(acc.probs)
+    excess_sum, hand_sum, size = ranks
+    rest = evidence.lost_count[feeder] - sample.seated_lost
+    return FlowFlag(
+        feeder=feeder,
+        beneficiary=beneficiary,
+        shared_wins=n,
+        test="rank" if _log_comb(n + size, n) >= acc.log_chances else "sign",
+        baseline_games=size,
+        rank_sum=excess_sum,
+        rank_sum_hands=hand_sum,
+        rank_sum_expected=n * (n + size + 1) / 2,
+        heaviest=acc.heaviest,
+        expected=math.fsum(acc.probs),
+        mean_excess=acc.excess / n,
+        feeder_mean=acc.feeder_points / n,
+        feeder_baseline=(
+            (evidence.lost_points[feeder] - sample.seated_points) / rest if rest else None
+        ),
+        flow_to_beneficiary=acc.feeder_points,
+        flow_to_feeder=back.feeder_points if back else 0,
+        reverse_wins=len(back.probs) if back else 0,
+        p=math.exp(log_p),
+        q=math.exp(log_q),
+        strength=-log_q / _LN10,
+    )
+
+
 def detect_pointflow(
     tables: Sequence[TableObs],
     *,
@@ -176,90 +315,22 @@ def detect_pointflow(
     """Flag feeder -> beneficiary pairs (see the module docstring)."""
     if not 0 < q < 1 or min_shared_wins < 1:
         raise ValueError("need 0 < q < 1 and min_shared_wins >= 1")
-    # First pass: only count each ordered pair's shared B-wins (most pairs have one or two).
-    counts: Counter[tuple[str, str]] = Counter()
+    tested = _tested_pairs(tables, min_shared_wins)
+    evidence = _Evidence.of(tested)
     for table in tables:
-        losers = _lost_games(table)
-        if len(losers) < 2:
-            continue
-        players = table.players
-        counts.update(
-            (players[seat], players[winner]) for winner in table.winners for seat in losers
-        )
-    tested = sorted(pair for pair, n in counts.items() if n >= min_shared_wins)
-    del counts
-
-    # Second pass, the tested pairs' feeders (and, for the flow asymmetry, their
-    # beneficiaries): the shared B-wins' evidence, and every excess of the feeders by partner.
-    partners: dict[str, list[str]] = {}
-    followed: dict[str, set[str]] = {}
-    for feeder, beneficiary in tested:
-        partners.setdefault(feeder, []).append(beneficiary)
-        followed.setdefault(feeder, set()).add(beneficiary)
-        followed.setdefault(beneficiary, set()).add(feeder)
-    shared: dict[tuple[str, str], _Shared] = {}
-    lost_points: dict[str, int] = {}
-    lost_count: dict[str, int] = {}
-    samples = {pair: _Samples() for pair in tested}
-    own: dict[str, list[tuple[Fraction, int]]] = {feeder: [] for feeder in partners}
-    for table in tables:
-        losers = _lost_games(table)
-        if len(losers) >= 2 and any(table.players[seat] in followed for seat in losers):
-            hands = [table.hands[seat] for seat in losers]
-            total, heaviest, r = sum(hands), max(hands), len(hands)
-            pi = hands.count(heaviest) / r
-            for winner in table.winners:
-                beneficiary = table.players[winner]
-                for seat, hand in zip(losers, hands, strict=True):
-                    if beneficiary not in followed.get(table.players[seat], ()):
-                        continue
-                    acc = shared.setdefault((table.players[seat], beneficiary), _Shared())
-                    acc.probs.append(pi)
-                    acc.log_chances += math.log(r)
-                    acc.heaviest += hand == heaviest
-                    acc.excess += hand - (total - hand) / (r - 1)
-                    acc.feeder_points += hand
-        for seat in losers:
-            feeder = table.players[seat]
-            if feeder not in partners:
-                continue
-            hand = table.hands[seat]
-            lost_points[feeder] = lost_points.get(feeder, 0) + hand
-            lost_count[feeder] = lost_count.get(feeder, 0) + 1
-            others = {table.players[i]: table.hands[i] for i in losers if i != seat}
-            excess = (_excess(hand, list(others.values())), hand) if others else None
-            if excess is not None:
-                own[feeder].append(excess)
-            for beneficiary in partners[feeder]:
-                if beneficiary not in table.players:
-                    continue
-                sample = samples[feeder, beneficiary]
-                sample.seated_points += hand
-                sample.seated_lost += 1
-                if excess is None:
-                    continue
-                sample.seated.append(excess)
-                if beneficiary not in others:
-                    sample.wins.append(excess)
-                elif len(others) > 1:
-                    without = [h for name, h in others.items() if name != beneficiary]
-                    sample.both_lost.append((_excess(hand, without), hand))
+        evidence.add(table)
 
     log_ps = []
     ranks: dict[tuple[str, str], tuple[int, int, int]] = {}
     for pair in tested:
-        sample, acc = samples[pair], shared[pair]
-        baseline = list((Counter(own[pair[0]]) - Counter(sample.seated)).elements())
-        baseline += sample.both_lost
-        n, size = len(sample.wins), len(baseline)
-        ranks[pair] = (
-            rank_sum([e for e, _ in sample.wins], [e for e, _ in baseline]),
-            rank_sum([h for _, h in sample.wins], [h for _, h in baseline]),
-            size,
-        )
-        if _log_comb(n + size, n) >= acc.log_chances:
+        acc, n = evidence.shared[pair], len(evidence.samples[pair].wins)
+        ranks[pair] = _ranks(pair, evidence)
+        if _log_comb(n + ranks[pair][2], n) >= acc.log_chances:
             log_ps.append(
-                max(log_rank_sum_sf(w, n, n + size, max_cells=max_cells) for w in ranks[pair][:2])
+                max(
+                    log_rank_sum_sf(w, n, n + ranks[pair][2], max_cells=max_cells)
+                    for w in ranks[pair][:2]
+                )
             )
         else:
             log_ps.append(log_poisson_binomial_sf(acc.heaviest, acc.probs, max_cells=max_cells))
@@ -270,38 +341,7 @@ def detect_pointflow(
         for pair, log_p, log_q in zip(tested, log_ps, log_qs, strict=True)
         if log_q <= threshold
     ]
-
-    flags = []
-    for log_p, log_q, pair in sorted(flagged):
-        feeder, beneficiary = pair
-        acc, sample = shared[pair], samples[pair]
-        back = shared.get((beneficiary, feeder))
-        n = len(acc.probs)
-        excess_sum, hand_sum, size = ranks[pair]
-        rest = lost_count[feeder] - sample.seated_lost
-        flags.append(
-            FlowFlag(
-                feeder=feeder,
-                beneficiary=beneficiary,
-                shared_wins=n,
-                test="rank" if _log_comb(n + size, n) >= acc.log_chances else "sign",
-                baseline_games=size,
-                rank_sum=excess_sum,
-                rank_sum_hands=hand_sum,
-                rank_sum_expected=n * (n + size + 1) / 2,
-                heaviest=acc.heaviest,
-                expected=math.fsum(acc.probs),
-                mean_excess=acc.excess / n,
-                feeder_mean=acc.feeder_points / n,
-                feeder_baseline=(
-                    (lost_points[feeder] - sample.seated_points) / rest if rest else None
-                ),
-                flow_to_beneficiary=acc.feeder_points,
-                flow_to_feeder=back.feeder_points if back else 0,
-                reverse_wins=len(back.probs) if back else 0,
-                p=math.exp(log_p),
-                q=math.exp(log_q),
-                strength=-log_q / _LN10,
-            )
-        )
+    flags = [
+        _flag(pair, log_p, log_q, ranks[pair], evidence) for log_p, log_q, pair in sorted(flagged)
+    ]
     return PointflowResult(flags=tuple(flags), family_size=len(tested))

@@ -34,12 +34,13 @@ from django.test import Client
 from django.utils import timezone
 
 from accounts.models import Player
+from core.domain.clock import TOUR_TZ
 from core.errors import ServiceError
+from flows import grants
 from flows.finalisation import event_finalise
 from tests.tournaments.conftest import make_record
 from tests.tournaments.factories import local, make_event, make_season
 from titles import services as titles
-from titles.domain.dates import TOUR_TIMEZONE
 from titles.models import PlayerTitle, Qualification, TitleChange, TitleTerm
 from titles.recompute import titles_recompute_all
 from tournaments.domain.leaderboard import standing_from_scores
@@ -58,7 +59,7 @@ def clock(monkeypatch: pytest.MonkeyPatch) -> Callable[[date], None]:
     """``clock(day)``: from now on it is noon of ``day`` in Asia/Shanghai (every thread)."""
 
     def set_day(day: date) -> None:
-        moment = datetime.combine(day, datetime.min.time(), TOUR_TIMEZONE) + timedelta(hours=12)
+        moment = datetime.combine(day, datetime.min.time(), TOUR_TZ) + timedelta(hours=12)
         monkeypatch.setattr(timezone, "now", lambda: moment)
 
     return set_day
@@ -117,7 +118,7 @@ def _grants(player: Player) -> Qualification:
         by=None,
     )
     assert first is not None
-    titles.qualification_approve(
+    grants.qualification_approve(
         qualification=first, by=None, reason="seed", expected_version=first.version
     )
     second = titles.achievement_record(
@@ -149,7 +150,7 @@ def test_the_expiry_sweep_racing_an_approval_ends_consistent(
     for qualification in pending:
 
         def approve(q: Qualification = qualification) -> None:
-            titles.qualification_approve(
+            grants.qualification_approve(
                 qualification=Qualification.objects.get(pk=q.pk),
                 by=None,
                 reason="extends",
@@ -331,7 +332,7 @@ def test_mixed_stress_run_has_no_deadlock_and_keeps_the_invariants(
                 version = decided[pk]
                 action = "reject" if qualification.status == "approved" else "approve"
         decision = (
-            titles.qualification_approve if action == "approve" else titles.qualification_reject
+            grants.qualification_approve if action == "approve" else titles.qualification_reject
         )
         done = decision(
             qualification=qualification, by=None, reason=f"stress {i}", expected_version=version

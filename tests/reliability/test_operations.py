@@ -17,6 +17,7 @@ import pytest
 from django.db import connection
 
 from accounts.models import Player
+from flows import grants
 from tests.tournaments.conftest import make_record
 from tests.tournaments.factories import local, make_event, make_season
 from titles import services as titles
@@ -90,7 +91,7 @@ def test_pg_dump_and_pg_restore_bring_back_every_game_qualification_and_title(
         by=None,
     )
     assert pending is not None
-    titles.qualification_approve(
+    grants.qualification_approve(
         qualification=pending, by=None, reason="backup test", expected_version=pending.version
     )
     original = fingerprint(connection.settings_dict["NAME"])
