@@ -4,13 +4,14 @@ Public reads use approved data only: the title on a day is replayed from the app
 non-voided qualifications; the registry and the verification read the materialised state.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 
 from django.db.models import Q, QuerySet
 
 from accounts.models import Player
-from titles import services
+from core.clock import tour_today
 from titles.domain.codes import normalise_code, term_code
 from titles.domain.replay import Term
 from titles.models import (
@@ -21,7 +22,8 @@ from titles.models import (
     TitleStatus,
     TitleTerm,
 )
-from titles.recompute import player_history, tour_today
+from titles.recompute import player_history
+from titles.services import review
 
 
 @dataclass(frozen=True)
@@ -103,12 +105,15 @@ def review_queue() -> QuerySet[Qualification]:
     )
 
 
-def review_items(qualifications: list[Qualification]) -> list[QueueItem]:
+def review_items(
+    qualifications: list[Qualification], *, audited: Callable[[Qualification], bool]
+) -> list[QueueItem]:
     """The grants with their player's integrity status: a held player's grants cannot be
-    approved, nor those whose event audit has not cleared (one check per player)."""
+    approved (one check per player), nor those whose event audit has not cleared
+    (``audited``: the integrity audit's answer, ``flows.grants.grant_audit_is_clean``)."""
     players = {q.player_id: q.player for q in qualifications}
-    held = {pk: services.player_is_held(player) for pk, player in players.items()}
+    held = {pk: review.player_is_held(player) for pk, player in players.items()}
     return [
-        QueueItem(qualification=q, held=held[q.player_id], audited=services.audit_is_clean(q))
+        QueueItem(qualification=q, held=held[q.player_id], audited=audited(q))
         for q in qualifications
     ]

@@ -6,6 +6,7 @@ management command over the same service.
 
 from celery import shared_task
 
+from flows import grants
 from titles import services
 from titles.recompute import titles_recompute_all
 
@@ -31,7 +32,7 @@ def world_cup_snapshot() -> int:
 @shared_task(name="titles.auto_approve", acks_late=True)
 def titles_auto_approve() -> int:
     """Daily: approve clean grants past the objection window (off unless configured)."""
-    return services.qualifications_auto_approve()
+    return grants.qualifications_auto_approve()
 
 
 @shared_task(name="titles.recompute", acks_late=True)

@@ -13,9 +13,9 @@ from django.utils import timezone
 from exports.models import RegistrySnapshot
 from exports.services import registry_snapshot_take
 from exports.tasks import snapshot_registry
+from flows import grants
 from tests.tournaments.factories import local
 from tests.web.tour import Tour
-from titles import services as titles
 
 pytestmark = pytest.mark.django_db
 
@@ -35,7 +35,7 @@ def test_one_snapshot_per_month(tour: Tour, monkeypatch: pytest.MonkeyPatch) -> 
         ("p0000001", "master"),
         ("p0000008", "lifetime"),
     ]
-    titles.qualification_approve(
+    grants.qualification_approve(
         qualification=tour.pending, by=tour.reviewer, reason="ok", expected_version=1
     )
     assert snapshot_registry.delay().get() == 0

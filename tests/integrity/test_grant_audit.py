@@ -8,12 +8,12 @@ import pytest
 from accounts.models import User
 from core.errors import ConflictError
 from flows.finalisation import event_finalise
+from flows.grants import qualification_approve
 from integrity.models import Case
 from integrity.services.audits import audit_event
 from integrity.services.cases import case_dismiss
 from tests.integrity.test_workflow import AFTER, _monthly_with_a_farm
 from titles.models import Qualification
-from titles.services import qualification_approve
 
 pytestmark = pytest.mark.django_db
 

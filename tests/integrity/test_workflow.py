@@ -9,8 +9,10 @@ from typing import Any
 import pytest
 
 from accounts.models import Player, User
+from core.clock import tour_today
 from core.errors import ConflictError, ServiceError
 from flows.finalisation import event_finalise
+from flows.grants import qualification_approve
 from flows.sanctions import appeal_decide, case_sanction
 from integrity.models import Appeal, Case, CaseEvent, CasePlayer, Sanction
 from integrity.services.audits import audit_event
@@ -24,8 +26,7 @@ from integrity.services.cases import (
 from tests.integrity.conftest import play
 from tests.tournaments.factories import local, make_event, make_season
 from titles.models import PlayerTitle, Qualification, QualificationRule, TitleTerm
-from titles.recompute import tour_today
-from titles.services import qualification_approve, qualification_enter
+from titles.services import qualification_enter
 from tournaments.models import Correction, Entry, Event, Seat, Standing
 
 pytestmark = pytest.mark.django_db

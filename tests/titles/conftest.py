@@ -8,8 +8,9 @@ import pytest
 from django.utils import timezone
 
 from accounts.models import Player, User
+from core.domain.clock import TOUR_TZ
+from flows import grants
 from titles import services
-from titles.domain.dates import TOUR_TIMEZONE
 from titles.models import Qualification
 
 
@@ -18,7 +19,7 @@ def freeze(monkeypatch: pytest.MonkeyPatch) -> Callable[[date], None]:
     """``freeze(day)``: from now on it is noon of ``day`` in Asia/Shanghai."""
 
     def set_day(day: date) -> None:
-        moment = datetime.combine(day, time(12), tzinfo=TOUR_TIMEZONE)
+        moment = datetime.combine(day, time(12), tzinfo=TOUR_TZ)
         monkeypatch.setattr(timezone, "now", lambda: moment)
 
     return set_day
@@ -74,7 +75,7 @@ def grant(record: Callable[..., Qualification], reviewer: User) -> Callable[...,
         player: Player, source: str, on: date, achievement: str = "monthly_champion"
     ) -> Qualification:
         qualification = record(player, source, on, achievement)
-        return services.qualification_approve(
+        return grants.qualification_approve(
             qualification=qualification,
             by=reviewer,
             reason="evidence checked",

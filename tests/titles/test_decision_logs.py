@@ -9,6 +9,7 @@ import pytest
 
 from accounts.models import Player, User
 from core.errors import ConflictError
+from flows import grants
 from titles import services
 from titles.models import Qualification, Revocation
 
@@ -27,7 +28,7 @@ def test_approval_and_rejection_are_logged_with_who_and_why(
     first = record(player, "m1", date(2021, 1, 10))
     second = record(player, "m2", date(2021, 2, 10))
     with django_capture_on_commit_callbacks(execute=True):
-        services.qualification_approve(
+        grants.qualification_approve(
             qualification=first, by=reviewer, reason="evidence checked", expected_version=1
         )
         services.qualification_reject(
@@ -73,7 +74,7 @@ def test_a_refused_decision_logs_nothing(
 ) -> None:
     qualification = record(player, "m1", date(2021, 1, 10))
     with django_capture_on_commit_callbacks(execute=True), pytest.raises(ConflictError):
-        services.qualification_approve(
+        grants.qualification_approve(
             qualification=qualification, by=reviewer, reason="late", expected_version=7
         )
 

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from accounts.models import Player, User
+from flows import grants
 from titles import services
 from titles.domain.codes import term_code
 from titles.models import (
@@ -65,7 +66,7 @@ def test_only_approved_qualifications_count(
     assert TitleTerm.objects.count() == 0
     assert TitleChange.objects.count() == 0
 
-    services.qualification_approve(
+    grants.qualification_approve(
         qualification=pending, by=reviewer, reason="evidence checked", expected_version=1
     )
     assert state(player) == ("master", date(2022, 3, 1), None, [("2021-03-01", "2022-03-01", [C])])

@@ -12,11 +12,12 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from accounts.models import Player, User
-from titles import recompute, services
+from flows import grants
+from titles import recompute, replaying, writing
 from titles.models import PlayerTitle, Qualification, TitleChange, TitleTerm
 from titles.recompute import fingerprint, player_history, titles_recompute_all
 
-from .connections import backends, backends_once_closed
+from .connections import backends
 
 pytestmark = pytest.mark.django_db
 
@@ -114,17 +115,17 @@ def test_a_player_materialised_after_the_read_is_left_to_its_writer(
     freeze(date(2021, 6, 1))
     pending = record(player, "m", date(2021, 3, 1))
     PlayerTitle.objects.update(fingerprint=None)  # so the bulk recompute compares the player
-    plan = recompute._plan
+    plan = replaying.plan
 
     def plan_then_approve(read: Any, today: date) -> Any:
         planned = plan(read, today)  # from the qualifications as read: none approved
-        monkeypatch.setattr(recompute, "_plan", plan)  # the approval recomputes too
-        services.qualification_approve(
+        monkeypatch.setattr(recompute, "plan", plan)  # the approval recomputes too
+        grants.qualification_approve(
             qualification=pending, by=reviewer, reason="meanwhile", expected_version=1
         )
         return planned
 
-    monkeypatch.setattr(recompute, "_plan", plan_then_approve)
+    monkeypatch.setattr(recompute, "plan", plan_then_approve)
     titles_recompute_all(reason="bulk")
 
     title = PlayerTitle.objects.get(player=player)
@@ -133,78 +134,43 @@ def test_a_player_materialised_after_the_read_is_left_to_its_writer(
     assert list(TitleChange.objects.values_list("kind", "reason")) == [("granted", "meanwhile")]
 
 
-@pytest.fixture
-def chunks_of_two(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The ledger streamed two rows at a time, so that it is fetched ahead again and again."""
-    monkeypatch.setattr(recompute, "STREAM_CHUNK", 2)
-
-
 @pytest.mark.django_db(transaction=True)
-@pytest.mark.usefixtures("chunks_of_two")
-def test_the_ledger_is_fetched_ahead_in_chunks_and_the_writes_commit_between_them(
+def test_the_ledger_is_streamed_and_the_writes_commit_between_the_fetches(
     freeze: Callable[[date], None],
     make_player: Callable[..., Player],
     grant: Callable[..., Qualification],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # Outside a transaction (autocommit, as the nightly job runs): one write transaction per
-    # player between the fetches.
+    # Outside a transaction (autocommit, as the nightly job runs): the ledger is streamed two
+    # rows at a time through the ORM's iterator on this one connection (a server-side cursor
+    # where the settings allow one; the test settings stream client-side), with one write
+    # transaction per range of players.
+    monkeypatch.setattr(recompute, "STREAM_CHUNK", 2)
     freeze(date(2021, 6, 1))
     players = [make_player() for _ in range(5)]
     for n, player in enumerate(players):
         grant(player, f"a{n}", date(2020, 1, 10))
         grant(player, f"b{n}", date(2021, 3, 1))
-    ledger = list(recompute._approved())
-    alone = backends()
-    with recompute._Prefetched(recompute._approved(), own=True) as fetched:
-        rows = []
-        for row in fetched:
-            rows.append(row)
-            assert backends() == alone + 1  # read on a connection of its own
-        fetched.settle()
-    assert backends_once_closed(alone) == alone
-    assert sorted(rows) == sorted(ledger)  # in player order, any order within a player
-    assert [row[0] for row in rows] == sorted(row[0] for row in ledger)
     PlayerTitle.objects.update(fingerprint=None)  # so that every player is written again
     before = dump()
+    alone = backends()
+    seen: list[tuple[int, bool]] = []
+    write = writing.write
+
+    def watched(*args: Any, **kwargs: Any) -> int:
+        seen.append((backends(), connection.in_atomic_block))
+        return write(*args, **kwargs)
+
+    monkeypatch.setattr(recompute, "write", watched)
 
     assert titles_recompute_all(reason="again", chunk=1) == 5
 
+    assert seen == [(alone, True)] * 5  # no connection of its own
     assert not connection.in_atomic_block
     after = dump()
     assert [title["fingerprint"] for title in after[0]] == [
         fingerprint(player_history(player.pk)) for player in players
     ]
-    for title in before[0]:
-        title["fingerprint"] = None
-    for title in after[0]:
+    for title in before[0] + after[0]:
         title["fingerprint"] = None
     assert after == before
-
-
-@pytest.mark.usefixtures("chunks_of_two")
-@pytest.mark.parametrize(
-    "own",
-    [
-        pytest.param(False, id="inside a transaction: the caller's cursor"),
-        pytest.param(
-            True,
-            id="outside one: a connection of its own",
-            marks=pytest.mark.django_db(transaction=True),
-        ),
-    ],
-)
-def test_a_ledger_left_early_stops_fetching_and_closes_what_it_opened(
-    make_player: Callable[..., Player], grant: Callable[..., Qualification], own: bool
-) -> None:
-    player = make_player()
-    for n in range(5):
-        grant(player, f"s{n}", date(2020, 1, 10 + n))
-    alone = backends()
-    with recompute._Prefetched(recompute._approved(), own=own) as fetched:
-        first = next(iter(fetched))
-        assert backends() == alone + own
-    assert first[0] == player.pk
-    assert backends_once_closed(alone) == alone
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT count(*) FROM pg_cursors")
-        assert cursor.fetchone() == (0,)

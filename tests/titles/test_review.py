@@ -10,8 +10,10 @@ from django.db import close_old_connections, connection
 
 from accounts.models import Player, User
 from core.errors import ConflictError
+from flows import grants
 from titles import selectors, services
 from titles.models import PlayerTitle, Qualification, TitleChange
+from titles.services import review
 
 pytestmark = pytest.mark.django_db
 
@@ -24,7 +26,7 @@ def test_a_stale_version_is_a_conflict_and_writes_nothing(
 ) -> None:
     freeze(date(2021, 6, 1))
     pending = record(player, "event:2021-03-M", date(2021, 3, 1))
-    services.qualification_approve(
+    grants.qualification_approve(
         qualification=pending, by=reviewer, reason="ok", expected_version=1
     )
     with pytest.raises(ConflictError) as refused:
@@ -44,12 +46,12 @@ def test_held_player_cannot_be_approved(
     reviewer: User,
 ) -> None:
     pending = record(player, "event:2021-03-M", date(2021, 3, 1))
-    monkeypatch.setattr(services, "player_is_held", lambda p: p.pk == player.pk)
+    monkeypatch.setattr(review, "player_is_held", lambda p: p.pk == player.pk)
 
-    [item] = selectors.review_items(list(selectors.review_queue()))
+    [item] = grants.review_items(list(selectors.review_queue()))
     assert (item.qualification.pk, item.held, item.audited) == (pending.pk, True, True)
     with pytest.raises(ConflictError) as refused:
-        services.qualification_approve(
+        grants.qualification_approve(
             qualification=pending, by=reviewer, reason="ok", expected_version=1
         )
     assert refused.value.detail == {"reason": "held"}
@@ -71,9 +73,9 @@ def test_grant_not_cleared_by_its_audit_cannot_be_approved(
     reviewer: User,
 ) -> None:
     pending = record(player, "event:2021-03-M", date(2021, 3, 1))
-    monkeypatch.setattr(services, "audit_is_clean", lambda q: False)
+    monkeypatch.setattr(grants, "grant_audit_is_clean", lambda q: False)
     with pytest.raises(ConflictError) as refused:
-        services.qualification_approve(
+        grants.qualification_approve(
             qualification=pending, by=reviewer, reason="ok", expected_version=1
         )
     assert refused.value.detail == {"reason": "audit"}
@@ -94,9 +96,9 @@ def test_bulk_approve_decides_each_and_lists_refusals(
     a = record(clean, "event:2021-01-M", date(2021, 1, 1))
     b = record(clean, "event:2021-02-M", date(2021, 2, 1))
     c = record(held, "event:2021-02-M", date(2021, 2, 1))
-    monkeypatch.setattr(services, "player_is_held", lambda p: p.pk == held.pk)
+    monkeypatch.setattr(review, "player_is_held", lambda p: p.pk == held.pk)
 
-    outcome = services.qualifications_bulk_approve(
+    outcome = grants.qualifications_bulk_approve(
         items=[(a.pk, 1), (b.pk, 7), (c.pk, 1), (999_999, 1)], by=reviewer, reason="batch"
     )
 
@@ -128,13 +130,13 @@ def test_auto_approval_is_off_by_default_and_skips_held_and_recent(
     Qualification.objects.filter(pk__in=[old.pk, held_grant.pk]).update(
         created_at=now - timedelta(days=8)
     )
-    monkeypatch.setattr(services, "player_is_held", lambda p: p.pk == held.pk)
+    monkeypatch.setattr(review, "player_is_held", lambda p: p.pk == held.pk)
 
     assert settings.TITLES_AUTO_APPROVE_AFTER_DAYS is None
-    assert services.qualifications_auto_approve() == 0
+    assert grants.qualifications_auto_approve() == 0
     settings.TITLES_AUTO_APPROVE_AFTER_DAYS = 7
-    assert services.qualifications_auto_approve() == 1
-    assert services.qualifications_auto_approve() == 0
+    assert grants.qualifications_auto_approve() == 1
+    assert grants.qualifications_auto_approve() == 0
     assert dict(Qualification.objects.values_list("pk", "status")) == {
         old.pk: "approved",
         held_grant.pk: "pending",
@@ -158,7 +160,7 @@ def test_a_rejection_can_be_reversed_by_approving(
     services.qualification_reject(
         qualification=pending, by=reviewer, reason="looked odd", expected_version=1
     )
-    approved = services.qualification_approve(
+    approved = grants.qualification_approve(
         qualification=pending, by=reviewer, reason="audit cleared it", expected_version=2
     )
     assert (approved.status, approved.version) == ("approved", 3)
@@ -183,9 +185,7 @@ def test_two_reviewers_deciding_at_once_one_wins_one_conflicts(
     def decide(user: User, approve: bool) -> None:
         try:
             barrier.wait(timeout=10)
-            decide_with = (
-                services.qualification_approve if approve else services.qualification_reject
-            )
+            decide_with = grants.qualification_approve if approve else services.qualification_reject
             decide_with(
                 qualification=Qualification.objects.get(pk=pending.pk),
                 by=user,

@@ -8,9 +8,10 @@ import pytest
 from django.test import Client
 
 from accounts.models import Player
+from core.clock import tour_today
 from tests.tournaments.factories import local, make_event, make_players, make_season, score_games
 from titles.models import Qualification, QualificationRule, QualificationStatus
-from titles.recompute import titles_recompute_all, tour_today
+from titles.recompute import titles_recompute_all
 from titles.services import rules_ensure_defaults
 from tournaments.models import Event, EventStatus
 

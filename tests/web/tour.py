@@ -15,6 +15,7 @@ from django.contrib.auth.models import Group
 
 from accounts.models import Player, User
 from accounts.roles import REVIEWER, ensure_roles
+from flows import grants
 from flows.finalisation import event_finalise
 from integrity.models import AuditRun, Case, CasePlayer, Flag
 from ratings.services import ratings_update
@@ -111,7 +112,7 @@ def play_rounds(
 
 
 def _approve(qualification: Qualification, by: User) -> Qualification:
-    return titles.qualification_approve(
+    return grants.qualification_approve(
         qualification=qualification,
         by=by,
         reason="核对无误",

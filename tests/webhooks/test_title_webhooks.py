@@ -1,7 +1,7 @@
 """Title webhooks (issue #7): each history row of a subscribed kind, in its transaction.
 
 granted / lifetime → ``title.granted``, extended → ``title.extended``, lapsed →
-``title.lapsed``, revoked → ``title.revoked`` (``titles.recompute.WEBHOOK_OF_KIND``).
+``title.lapsed``, revoked → ``title.revoked`` (``flows.titles.WEBHOOK_OF_KIND``).
 """
 
 import json
@@ -14,6 +14,7 @@ from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
 from accounts.models import Player, User
+from flows import grants
 from tests.titles import conftest as titles_fixtures
 from titles import services
 from titles.models import PlayerTitle, Qualification, QualificationRule, TitleChange
@@ -237,7 +238,7 @@ def test_a_rolled_back_change_sends_nothing(
 
     def approve_then_fail() -> None:
         with transaction.atomic():
-            services.qualification_approve(
+            grants.qualification_approve(
                 qualification=pending, by=reviewer, reason="ok", expected_version=1
             )
             inside.append(Delivery.objects.count())
@@ -272,7 +273,7 @@ def test_without_a_subscription_one_check_and_nothing_sent(
     pending = record(player, "m1", date(2021, 2, 1))
 
     with CaptureQueriesContext(connection) as queries:
-        services.qualification_approve(
+        grants.qualification_approve(
             qualification=pending, by=reviewer, reason="ok", expected_version=1
         )
 

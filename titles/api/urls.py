@@ -2,45 +2,45 @@
 
 from django.urls import path
 
-from titles.api import views
+from titles.api import public, review
 
 urlpatterns = [
     path(
         "players/<str:player_id>/titles/",
-        views.PlayerTitlesView.as_view(),
+        public.PlayerTitlesView.as_view(),
         name="api-player-titles",
     ),
-    path("titles/registry/", views.RegistryView.as_view(), name="api-titles-registry"),
-    path("titles/verify/<str:code>/", views.VerifyView.as_view(), name="api-titles-verify"),
-    path("titles/queue/", views.QueueView.as_view(), name="api-titles-queue"),
+    path("titles/registry/", public.RegistryView.as_view(), name="api-titles-registry"),
+    path("titles/verify/<str:code>/", public.VerifyView.as_view(), name="api-titles-verify"),
+    path("titles/queue/", review.QueueView.as_view(), name="api-titles-queue"),
     path(
         "titles/qualifications/",
-        views.QualificationEnterView.as_view(),
+        review.QualificationEnterView.as_view(),
         name="api-titles-qualification-enter",
     ),
     path(
         "titles/qualifications/bulk-approve/",
-        views.BulkApproveView.as_view(),
+        review.BulkApproveView.as_view(),
         name="api-titles-bulk-approve",
     ),
     path(
         "titles/qualifications/<int:pk>/approve/",
-        views.ApproveView.as_view(),
+        review.ApproveView.as_view(),
         name="api-titles-approve",
     ),
     path(
         "titles/qualifications/<int:pk>/reject/",
-        views.RejectView.as_view(),
+        review.RejectView.as_view(),
         name="api-titles-reject",
     ),
     path(
         "titles/international-masters/",
-        views.InternationalMasterEnterView.as_view(),
+        review.InternationalMasterEnterView.as_view(),
         name="api-titles-international-master-enter",
     ),
     path(
         "titles/world-cup/representatives/",
-        views.WorldCupRepresentativeEnterView.as_view(),
+        review.WorldCupRepresentativeEnterView.as_view(),
         name="api-titles-world-cup-representative-enter",
     ),
 ]

@@ -13,9 +13,9 @@ qualifications is therefore valid through ``add_years(s, k)`` inclusive — comp
     add_years(date(2020, 2, 29), 4) == date(2024, 2, 29)   # not 2024-02-28
     add_years(date(2020, 2, 29), 1) == date(2021, 2, 28)
 
-Days are calendar days in the tour's time zone, Asia/Shanghai; :func:`tour_day` turns an
-aware moment into that day. A qualification from World Cup representation is dated on the
-last day of its month (:func:`month_end`).
+Days are calendar days in the tour's time zone, Asia/Shanghai (the tour clock,
+:mod:`core.domain.clock`, turns an aware moment into that day). A qualification from World
+Cup representation is dated on the last day of its month (:func:`month_end`).
 
 Pure and stdlib-only: no Django, no clock.
 """
@@ -23,14 +23,9 @@ Pure and stdlib-only: no Django, no clock.
 from __future__ import annotations
 
 import calendar
-from datetime import date, datetime, timedelta, timezone
+from datetime import date, datetime
 
-__all__ = ["TOUR_TIMEZONE", "add_years", "month_end", "term_valid_until", "tour_day"]
-
-#: Asia/Shanghai as a fixed UTC+08:00 offset. China has kept UTC+8 without daylight saving
-#: since 1991, so for every tour date this equals ``zoneinfo.ZoneInfo("Asia/Shanghai")``
-#: without depending on the system's tz database.
-TOUR_TIMEZONE = timezone(timedelta(hours=8), "Asia/Shanghai")
+__all__ = ["add_years", "month_end", "term_valid_until"]
 
 
 def add_years(day: date, years: int) -> date:
@@ -66,13 +61,3 @@ def month_end(year: int, month: int) -> date:
     World Cup representation is dated on the last day of the month (SPEC §6).
     """
     return date(year, month, calendar.monthrange(year, month)[1])
-
-
-def tour_day(moment: datetime) -> date:
-    """Return the calendar day of an aware ``moment`` in the tour's time zone.
-
-    Naive datetimes are refused (``ValueError``): their day is ambiguous.
-    """
-    if moment.tzinfo is None or moment.utcoffset() is None:
-        raise ValueError("tour_day needs an aware datetime")
-    return moment.astimezone(TOUR_TIMEZONE).date()

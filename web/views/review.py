@@ -25,9 +25,11 @@ from django.views.decorators.http import require_POST
 
 from accounts.roles import REVIEWER, has_role
 from core.errors import ServiceError
+from flows import grants
+from flows.grants import review_items
 from titles import services
 from titles.models import Qualification
-from titles.selectors import review_items, review_queue
+from titles.selectors import review_queue
 from web.forms import DecisionForm
 from web.selectors import cases_open
 
@@ -74,7 +76,7 @@ def queue(request: HttpRequest) -> HttpResponse:
 
 
 _DECISIONS = {
-    "approve": services.qualification_approve,
+    "approve": grants.qualification_approve,
     "reject": services.qualification_reject,
 }
 

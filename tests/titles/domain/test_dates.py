@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from titles.domain.dates import add_years, month_end, term_valid_until, tour_day
+from core.domain.clock import tour_day
+from titles.domain.dates import add_years, month_end, term_valid_until
 
 tour_dates = st.dates(min_value=date(1990, 1, 1), max_value=date(2100, 12, 31))
 years = st.integers(min_value=0, max_value=50)

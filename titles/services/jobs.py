@@ -1,0 +1,121 @@
+"""The titles' daily jobs (SPEC §8): the expiry sweep and the expiry reminders.
+
+Both are idempotent: the sweep lapses each ended Master term once and writes each lapse to
+the history once; a :class:`~titles.models.Notification` row per (term, end day, threshold)
+guards each reminder e-mail.
+"""
+
+from datetime import date, timedelta
+
+from django.core.mail import send_mail
+from django.db import transaction
+from django.utils import timezone
+
+from core.clock import tour_today
+from titles.announce import changes_announce
+from titles.models import (
+    ChangeKind,
+    Notification,
+    PlayerTitle,
+    TermState,
+    TitleChange,
+    TitleStatus,
+    TitleTerm,
+)
+from titles.recompute import titles_lock
+
+#: Reminders go this many days before a Master term ends (SPEC §8).
+REMINDER_DAYS = (30, 7)
+
+
+def titles_expire(*, today: date | None = None) -> int:
+    """The daily expiry sweep: Master terms whose ``valid_until`` has passed (Asia/Shanghai)
+    become lapsed, their holders' status too, and each lapse is written to the history once.
+    Idempotent; returns the number of terms that lapsed."""
+    today = today or tour_today()
+    ended = TitleTerm.objects.filter(state=TermState.CURRENT, valid_until__lt=today)
+    player_ids = sorted(set(ended.values_list("player_id", flat=True)))
+    now = timezone.now()
+    with transaction.atomic():
+        titles_lock(player_ids)
+        terms = list(ended.filter(player_id__in=player_ids).order_by("player_id", "start"))
+        live = set(
+            TitleChange.objects.filter(
+                player_id__in=player_ids,
+                kind=ChangeKind.LAPSED,
+                retraction__isnull=True,
+            ).values_list("player_id", "on", "source")
+        )
+        lapses = TitleChange.objects.bulk_create(
+            [
+                TitleChange(
+                    player_id=term.player_id,
+                    kind=ChangeKind.LAPSED,
+                    on=term.valid_until + timedelta(days=1),
+                    source=term.sources[-1],
+                    valid_until=term.valid_until,
+                    at=now,
+                    reason="expiry sweep",
+                )
+                for term in terms
+                if (term.player_id, term.valid_until + timedelta(days=1), term.sources[-1])
+                not in live
+            ]
+        )
+        changes_announce(lapses)
+        TitleTerm.objects.filter(pk__in=[term.pk for term in terms]).update(
+            state=TermState.LAPSED, updated_at=now
+        )
+        PlayerTitle.objects.filter(
+            player_id__in=player_ids, status=TitleStatus.MASTER, valid_until__lt=today
+        ).update(status=TitleStatus.LAPSED, updated_at=now)
+    return len(terms)
+
+
+def _reminder_text(term: TitleTerm, days: int) -> tuple[str, str]:
+    until = term.valid_until.isoformat()
+    subject = f"UNO中国大师头衔将于 {until} 到期 / Your UNO China Master title ends {until}"
+    body = (
+        f"{term.player.name}，您好：\n\n"
+        f"您的UNO中国大师头衔有效期至 {until}（北京时间，含当日），还有 {days} 天以内到期。"
+        "有效期内再次达成任一大师资格，将自动延长1年。\n"
+        f"验证码 / verification code: {term.code}\n\n"
+        f"Your UNO China Master title is valid through {until} (Asia/Shanghai). "
+        "Reaching any Master qualification before then extends it by one year.\n"
+    )
+    return subject, body
+
+
+def titles_remind(*, today: date | None = None) -> int:
+    """Remind holders 30 and 7 days before their Master term ends (SPEC §8), once each. A
+    term first seen with 7 days or fewer left gets only the 7-day reminder; Lifetime Masters
+    get none. Returns the number of reminders recorded."""
+    today = today or tour_today()
+    horizon = today + timedelta(days=max(REMINDER_DAYS))
+    terms = (
+        TitleTerm.objects.filter(
+            state=TermState.CURRENT, valid_until__gte=today, valid_until__lte=horizon
+        )
+        .exclude(player__title__status=TitleStatus.LIFETIME)
+        .select_related("player__user")
+        .order_by("valid_until", "id")
+    )
+    sent = 0
+    for term in terms:
+        left = (term.valid_until - today).days
+        days = min(d for d in REMINDER_DAYS if d >= left)
+        user = term.player.user
+        email = user.email if user is not None else ""
+        with transaction.atomic():
+            _, created = Notification.objects.get_or_create(
+                player=term.player,
+                term=term,
+                valid_until=term.valid_until,
+                days=days,
+                defaults={"email": email},
+            )
+            if created and email:
+                subject, body = _reminder_text(term, days)
+                send_mail(subject, body, None, [email])
+        sent += created
+    return sent
