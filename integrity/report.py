@@ -90,17 +90,33 @@ def _recall(found: list[bool], shared: list[int]) -> dict[str, Any]:
     }
 
 
-def evaluate(run: SeasonRun) -> dict[str, Any]:
-    """The figures of one audited season against its labels (module docstring)."""
-    labels: Labels = run.season.labels
-    outcome = run.outcome
-    groups = {"farms": labels.farms, "pairs": labels.pairs}
-    boosters = set(labels.boosters)
-    cases = outcome.triage.cases
-    flags = outcome.flags
+class _Truth:
+    """Which players, cases and flags are true against a season's labels."""
 
+    def __init__(self, labels: Labels) -> None:
+        self.groups = {"farms": labels.farms, "pairs": labels.pairs}
+        self.boosters = set(labels.boosters)
+
+    def case(self, players: Sequence[str]) -> bool:
+        return bool(self.boosters & set(players)) or self.grouped(players)
+
+    def grouped(self, players: Sequence[str]) -> bool:
+        return any(
+            _holds_two(players, group) for members in self.groups.values() for group in members
+        )
+
+    def flag(self, flag: Any) -> bool:
+        if flag.family == "boosting":
+            return flag.players[0] in self.boosters
+        return self.grouped(flag.players)
+
+
+def _groups(run: SeasonRun, truth: _Truth) -> dict[str, Any]:
+    """Per kind of injected group (farms, pairs): the games its members shared, and how many
+    of the groups sharing enough were cased and flagged."""
+    cases, flags = run.outcome.triage.cases, run.outcome.flags
     figures: dict[str, Any] = {}
-    for name, members in groups.items():
+    for name, members in truth.groups.items():
         shared = _shared_games(run.tables, members)
         cased = [any(_holds_two(case.players, group) for case in cases) for group in members]
         flagged = [
@@ -114,26 +130,28 @@ def evaluate(run: SeasonRun) -> dict[str, Any]:
             "cased": _recall(cased, shared),
             "flagged": _recall(flagged, shared),
         }
-    boosted = {flag.players[0] for flag in outcome.boosting.flags}
-    in_cases = {player for case in cases for player in case.players}
-    figures["boosters"] = {
+    return figures
+
+
+def _boosters(run: SeasonRun, truth: _Truth) -> dict[str, Any]:
+    boosters = truth.boosters
+    boosted = {flag.players[0] for flag in run.outcome.boosting.flags}
+    in_cases = {player for case in run.outcome.triage.cases for player in case.players}
+    return {
         "injected": len(boosters),
         "flagged": len(boosters & boosted),
         "recall_flagged": len(boosters & boosted) / len(boosters) if boosters else None,
         "cased": len(boosters & in_cases),
     }
 
-    def true_case(players: Sequence[str]) -> bool:
-        return bool(boosters & set(players)) or any(
-            _holds_two(players, group) for members in groups.values() for group in members
-        )
 
-    k = len(labels.farms) + len(labels.pairs)
-    top = cases[:k]
-    hits = sum(true_case(case.players) for case in top)
-    true_scores = [case.score for case in cases if true_case(case.players)]
-    false_scores = [case.score for case in cases if not true_case(case.players)]
-    figures["cases"] = {
+def _cases(run: SeasonRun, truth: _Truth, k: int) -> dict[str, Any]:
+    """The case ranking: the true cases among the top ``k`` (as many as injected groups)."""
+    cases = run.outcome.triage.cases
+    hits = sum(truth.case(case.players) for case in cases[:k])
+    true_scores = [case.score for case in cases if truth.case(case.players)]
+    false_scores = [case.score for case in cases if not truth.case(case.players)]
+    return {
         "total": len(cases),
         "true": len(true_scores),
         "lowest_true_score": round(min(true_scores), 1) if true_scores else None,
@@ -141,38 +159,44 @@ def evaluate(run: SeasonRun) -> dict[str, Any]:
         "k": k,
         "hits_top_k": hits,
         "precision_at_k": hits / k if k else None,
-        "review_queue": len(outcome.triage.review),
+        "review_queue": len(run.outcome.triage.review),
     }
 
-    def true_flag(flag: Any) -> bool:
-        if flag.family == "boosting":
-            return flag.players[0] in boosters
-        return any(
-            _holds_two(flag.players, group) for members in groups.values() for group in members
-        )
 
+def _detectors(outcome: AuditOutcome, truth: _Truth) -> dict[str, Any]:
+    """Each statistical detector's flags, false flags and false discovery proportion."""
     detectors: dict[str, Any] = {}
-    for name, found in (
-        ("coseating", outcome.coseating.flags),
-        ("pointflow", outcome.pointflow.flags),
-        ("boosting", outcome.boosting.flags),
+    for name, result in (
+        ("coseating", outcome.coseating),
+        ("pointflow", outcome.pointflow),
+        ("boosting", outcome.boosting),
     ):
-        false = sum(not true_flag(flag) for flag in found)
+        found = result.flags
+        false = sum(not truth.flag(flag) for flag in found)
         detectors[name] = {
             "flags": len(found),
             "false": false,
             "fdp": false / len(found) if found else 0.0,
+            "family_size": result.family_size,
         }
-    detectors["coseating"]["family_size"] = outcome.coseating.family_size
-    detectors["pointflow"]["family_size"] = outcome.pointflow.family_size
-    detectors["boosting"]["family_size"] = outcome.boosting.family_size
     detectors["sessions"] = {
         "clusters": len(outcome.sessions.clusters),
         "same_table_links": len(outcome.sessions.links),
         "dropped_ips": len(outcome.sessions.dropped_ips),
         "dropped_devices": len(outcome.sessions.dropped_devices),
     }
-    figures["detectors"] = detectors
+    return detectors
+
+
+def evaluate(run: SeasonRun) -> dict[str, Any]:
+    """The figures of one audited season against its labels (module docstring)."""
+    labels: Labels = run.season.labels
+    outcome = run.outcome
+    truth = _Truth(labels)
+    figures = _groups(run, truth)
+    figures["boosters"] = _boosters(run, truth)
+    figures["cases"] = _cases(run, truth, len(labels.farms) + len(labels.pairs))
+    figures["detectors"] = _detectors(outcome, truth)
     figures["size"] = {
         "games": outcome.tables,
         "seats": outcome.seats,
