@@ -1,23 +1,31 @@
-"""The standings merge of SPEC §4 in SQL: the best-N rule of
-``tournaments.domain.leaderboard`` (``add_game``, falling back to ``standing_from_scores``
-for a late game) applied to a whole batch of new scores at once.
+"""The SQL accelerators of tournaments' SPEC rules, each the twin of a pure rule in
+``tournaments.domain.leaderboard`` and tested equal to it on random cases:
 
-This is the one SQL accelerator of the leaderboard rule; its equality test against the pure
-rule on random batches is ``tests/tournaments/test_standings_sql.py``.
+* **The standings merge** (SPEC §4 best-N; ``add_game``, falling back to
+  ``standing_from_scores`` for a late game), applied to a whole batch of new scores at once
+  (`merge_scores`, `merge_games`). Equality test: ``tests/tournaments/test_sql.py``.
+* **The rank windows** (SPEC §4, §5: the season's tie-break order, strict ranks of the
+  eligible rows, nationally and per province; ``rank`` and ``rank_in_province``):
+  ``ROW_NUMBER() OVER (ORDER BY …)`` / ``OVER (PARTITION BY province ORDER BY …)`` for the
+  top rows the finalisation needs (`leaderboard_top`) and a whole board's ranks
+  (`leaderboard_ranks`). Equality tests: ``tests/tournaments/test_sql.py`` and
+  ``tests/tournaments/test_leaderboard.py``.
 
-The batch's scores (COPYed into a temporary table by `merge_scores`, or read back from the
-new games' seats by `merge_games`, ingest's path) are reduced per (event, player) to the
-batch's own best N and merged by one ``INSERT … ON CONFLICT (player, event) DO UPDATE``.
-The merge follows the domain's rule: the kept scores are the best N of the stored kept
-scores and the new ones, an equal score counting as the earlier game (stored kept games all
-ended no later than ``reached_at``, so before every new game), and ``reached_at`` moves to
-the latest new game kept. A new game that ended before the stored ``reached_at`` (a late
-arrival) makes that standing be recomputed from its non-voided seats. The conflict branch
-reads the row it has locked, so a concurrent writer's update is never lost. Runs inside
-the caller's transaction.
+The merge: the batch's scores (COPYed into a temporary table by `merge_scores`, or read back
+from the new games' seats by `merge_games`, ingest's path) are reduced per (event, player) to
+the batch's own best N and merged by one ``INSERT … ON CONFLICT (player, event) DO UPDATE``.
+The kept scores are the best N of the stored kept scores and the new ones, an equal score
+counting as the earlier game (stored kept games all ended no later than ``reached_at``, so
+before every new game), and ``reached_at`` moves to the latest new game kept. A new game
+that ended before the stored ``reached_at`` (a late arrival) makes that standing be
+recomputed from its non-voided seats. The conflict branch reads the row it has locked, so a
+concurrent writer's update is never lost. Runs inside the caller's transaction.
+
+The rank windows: for the default order the ORDER BY is the column order of the ranking
+indexes; any other order names ``NULLS LAST`` as the tie-break registry says.
 """
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -26,6 +34,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from accounts.models import Player
+from tournaments.domain.leaderboard import DEFAULT_ORDER, TieBreak, resolve_order
 from tournaments.models import Event, Season, Seat, Standing
 from tournaments.services.game_copy import copy_text
 
@@ -181,3 +190,141 @@ def _merge(cursor: Any, source: str, params: dict[str, Any]) -> tuple[int, list[
     changed = cursor.rowcount
     cursor.execute(f"DROP TABLE {BATCH}")
     return changed, event_ids
+
+
+# --- the rank windows ------------------------------------------------------------------
+
+
+def order_column(tiebreak: TieBreak) -> str:
+    """The standings column a tie-break reads."""
+    return "player_key" if tiebreak.column == "player" else tiebreak.column
+
+
+def season_tiebreaks(season: Season) -> tuple[tuple[TieBreak, ...], bool]:
+    """The season's tie-breaks, and whether they are the default order (the indexes')."""
+    tiebreaks = resolve_order(season.tiebreak_order)
+    return tiebreaks, tuple(t.name for t in tiebreaks) == DEFAULT_ORDER
+
+
+def ranking_order_sql(season: Season) -> str:
+    """The same order as SQL, for window functions."""
+    tiebreaks, default = season_tiebreaks(season)
+    parts = []
+    for tiebreak in tiebreaks:
+        part = connection.ops.quote_name(order_column(tiebreak))
+        part += " DESC" if tiebreak.descending else " ASC"
+        if tiebreak.nulls_last and not default:
+            part += " NULLS LAST"
+        parts.append(part)
+    return ", ".join(parts)
+
+
+def _ranked_sql(event: Event, columns: tuple[str, ...], *, where: str = "") -> str:
+    """SELECT ``columns`` and both ranks (``rn`` national, ``prn`` in the province) of the
+    event's eligible rows, by window functions over the season's order; ``where`` narrows
+    the rows before they are ranked (parameters: the event, True, then ``where``'s)."""
+    quote = connection.ops.quote_name
+    order = ranking_order_sql(event.season)
+    return (
+        f"SELECT {', '.join(map(quote, columns))}, "  # noqa: S608
+        f"ROW_NUMBER() OVER (ORDER BY {order}) AS rn, "
+        f"ROW_NUMBER() OVER (PARTITION BY {quote('province')} ORDER BY {order}) AS prn "
+        f"FROM {quote(Standing._meta.db_table)} "
+        f"WHERE {quote('event_id')} = %s AND {quote('eligible')} = %s{where}"
+    )
+
+
+def _cut_sql(event: Event, *, national: int, per_province: int) -> tuple[str, list[Any]]:
+    """SQL and parameters of the lowest total a row can have and still be within the
+    national top ``national`` or its province's top ``per_province`` (0: no such list): the
+    total of the X-th (Y-th) row, or of the last one when there are fewer, read on the
+    indexes. The provinces are found by a loose index scan (a recursive CTE: one probe
+    each), so no part of the board is read beyond the cut-offs."""
+    quote = connection.ops.quote_name
+    table = quote(Standing._meta.db_table)
+    event_id, province, eligible, total = (
+        quote(c) for c in ("event_id", "province", "eligible", "total")
+    )
+    rows = f"FROM {table} WHERE {event_id} = %s AND {eligible} = %s"
+    in_province = f"{rows} AND {province} = provinces.name"
+    cuts: list[str] = []
+    params: list[Any] = [event.pk, event.pk]
+    if national > 0:
+        cuts.append(
+            f"SELECT COALESCE((SELECT {total} {rows} ORDER BY {total} DESC "  # noqa: S608
+            f"LIMIT 1 OFFSET %s), (SELECT MIN({total}) {rows})) AS cut"
+        )
+        params += [event.pk, True, national - 1, event.pk, True]
+    if per_province > 0:
+        cuts.append(
+            f"SELECT COALESCE((SELECT {total} {in_province} ORDER BY {total} DESC "  # noqa: S608
+            f"LIMIT 1 OFFSET %s), (SELECT MIN({total}) {in_province})) AS cut "
+            "FROM provinces WHERE name IS NOT NULL"
+        )
+        params += [event.pk, True, per_province - 1, event.pk, True]
+    sql = (
+        "WITH RECURSIVE provinces(name) AS ("  # noqa: S608
+        f"SELECT MIN({province}) FROM {table} WHERE {event_id} = %s UNION ALL "
+        f"SELECT (SELECT MIN({province}) FROM {table} WHERE {event_id} = %s "
+        f"AND {province} > provinces.name) FROM provinces WHERE name IS NOT NULL) "
+        f"SELECT MIN(cut) FROM ({' UNION ALL '.join(cuts)}) AS cuts"
+    )
+    return sql, params
+
+
+@dataclass(frozen=True, slots=True)
+class RankedStanding:
+    """An eligible row with both its ranks (a ``tournaments.domain.advancement`` row)."""
+
+    player_id: int
+    player: str
+    province: str
+    rank: int
+    province_rank: int
+
+
+def leaderboard_top(event: Event, *, national: int, per_province: int) -> list[RankedStanding]:
+    """The eligible rows within the national top ``national`` or their province's top
+    ``per_province`` (0: that list is empty), with both ranks, in national order.
+
+    One window-function query, filtered in SQL, so only these rows leave the database. It
+    ranks only the rows whose total reaches the cut (``_cut_sql``, read first on the
+    indexes, so that the planner knows how few rows reach it): every row ranked above a
+    kept row has a total at least as high (``total`` leads every order), so the kept rows
+    get exactly the ranks they have on the whole board.
+    """
+    if national <= 0 and per_province <= 0:
+        return []
+    cut_sql, cut_params = _cut_sql(event, national=national, per_province=per_province)
+    total = connection.ops.quote_name("total")
+    ranked = _ranked_sql(
+        event, ("player_id", "player_key", "province"), where=f" AND {total} >= %s"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(cut_sql, cut_params)
+        (cut,) = cursor.fetchone()
+        if cut is None:  # no eligible row
+            return []
+        cursor.execute(
+            f"SELECT * FROM ({ranked}) AS ranked WHERE rn <= %s OR prn <= %s ORDER BY rn",  # noqa: S608
+            [event.pk, True, cut, national, per_province],
+        )
+        return [RankedStanding(*row) for row in cursor.fetchall()]
+
+
+def leaderboard_ranks(
+    event: Event, *, province: str | None = None, chunk: int = 2000
+) -> Iterator[tuple[str, int, int]]:
+    """(player, national rank, province rank) of every eligible row of the board (national,
+    or one province's), in the board's order: one window-function query, read in chunks of
+    ``chunk`` rows (a whole board: exports)."""
+    ranked = _ranked_sql(event, ("player_key", "province"))
+    sql = f"SELECT player_key, rn, prn FROM ({ranked}) AS ranked"  # noqa: S608
+    params: list[Any] = [event.pk, True]
+    if province:
+        sql += " WHERE province = %s"
+        params.append(province)
+    with connection.chunked_cursor() as cursor:
+        cursor.execute(f"{sql} ORDER BY rn", params)
+        while rows := cursor.fetchmany(chunk):
+            yield from rows

@@ -1,9 +1,13 @@
-"""The SQL standings merge (``tournaments.services.standings_sql``, through
-``standings_apply`` and ``standings_apply_games``) against the pure domain rule
-(``tournaments.domain.leaderboard``, SPEC §4): random batches of games, with equal scores,
-equal end times, late games and voided seats, leave every standing exactly as ``add_game``
-(falling back to ``standing_from_scores`` for a late game) computes it; each batch bumps
-each of its events' leaderboard version exactly once."""
+"""The SQL accelerators of ``tournaments.sql`` against the pure rules of
+``tournaments.domain.leaderboard`` (SPEC §4, §5), on seeded random cases.
+
+* The standings merge (through ``standings_apply`` and ``standings_apply_games``): random
+  batches of games, with equal scores, equal end times, late games and voided seats, leave
+  every standing exactly as ``add_game`` (falling back to ``standing_from_scores`` for a
+  late game) computes it; each batch bumps each of its events' leaderboard version once.
+* The rank windows: random boards under random tie-break orders give, for every eligible
+  row, the national and province ranks of the domain's ``rank`` (``leaderboard_ranks``),
+  and the top rows of random quotas (``leaderboard_top``) are exactly the domain's."""
 
 import random
 from collections import defaultdict
@@ -14,14 +18,23 @@ import pytest
 from django.db import transaction
 
 from accounts.models import Player
-from tests.tournaments.factories import local, make_event, make_players, make_season
+from tests.tournaments.factories import (
+    local,
+    make_event,
+    make_players,
+    make_season,
+    timed_games,
+)
 from tournaments.domain.leaderboard import (
+    TIEBREAKS,
     OutOfOrderGameError,
     add_game,
+    rank,
     standing_from_scores,
 )
 from tournaments.domain.leaderboard import Standing as Kept
 from tournaments.models import Event, Game, Seat, Standing
+from tournaments.selectors.leaderboard import leaderboard_ranks, leaderboard_top
 from tournaments.services.standings import (
     ScoreRow,
     standings_apply,
@@ -234,3 +247,40 @@ def test_a_stored_standing_keeps_its_key_and_province_and_merges() -> None:
         9,
         start + timedelta(minutes=4),
     )
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_boards_rank_as_the_domain_ranks(seed: int) -> None:
+    rng = random.Random(seed)
+    middle = [name for name in TIEBREAKS if name not in ("total", "player")]
+    order = ["total", *rng.sample(middle, rng.randint(0, len(middle)))]
+    season = make_season(
+        tiebreak_order=order, best_n=rng.choice((1, 3, 5)), minimum_games=rng.choice((1, 3))
+    )
+    event = make_event(season)
+    provinces = ("江苏", "浙江", "广东", "西藏")[: rng.randint(1, 4)]
+    players = make_players(rng.randint(1, 30), provinces)
+    times = [local(2021, 2, 1 + d, 12) for d in range(rng.randint(1, 3))]
+    field = {
+        player: [(rng.randint(-2, 3) * 5, rng.choice(times)) for _ in range(rng.randint(1, 7))]
+        for player in players
+    }
+    timed_games(event, field)
+    expected = rank(
+        [
+            standing_from_scores(p.external_id, p.province, games, season.best_n)
+            for p, games in field.items()
+        ],
+        minimum_games=season.minimum_games,
+        order=order,
+    )
+    eligible = [(e.player, e.rank, e.province_rank) for e in expected if e.rank is not None]
+
+    assert list(leaderboard_ranks(event, chunk=rng.randint(1, 8))) == eligible
+    national, per_province = rng.randint(0, 10), rng.randint(0, 4)
+    top = leaderboard_top(event, national=national, per_province=per_province)
+    assert [(r.player, r.rank, r.province_rank) for r in top] == [
+        (key, national_rank, province_rank)
+        for key, national_rank, province_rank in eligible
+        if national_rank <= national or province_rank <= per_province
+    ]

@@ -7,10 +7,11 @@ rewarded. On the tour both are 15; here both are settings passed in by the calle
 
 This module is the pure truth the database layer follows and its tests compare against.
 The database keeps one standing row per (event, player) with the fields of `Standing`.
-At tour scale a batch of new games is folded in by one SQL merge that follows `add_game`
-(``tournaments.services.standings_sql``; its equality test against this module on random
-batches is ``tests/tournaments/test_standings_sql.py``); `standing_from_scores` computes the
-same row from scratch (used after corrections, and by the merge for a late game).
+At tour scale a batch of new games is folded in by one SQL merge that follows `add_game`,
+and boards are ranked by SQL window functions that follow `rank` and `rank_in_province`:
+both live in ``tournaments.sql``, tested equal to this module on random cases
+(``tests/tournaments/test_sql.py``). `standing_from_scores` computes a row from scratch
+(used after corrections, and by the merge for a late game).
 
 Decisions (written down as SPEC §4 asks):
 

@@ -24,7 +24,8 @@ advanced, as the basis of their entry; nothing here reads them).
   index (``live_ranks``).
 * ``leaderboard_top`` ranks the national top X and each province's top Y with one window
   query that leaves the rest of the board in the database (``event_finalise``);
-  ``leaderboard_ranks`` streams both ranks of a whole board (exports).
+  ``leaderboard_ranks`` streams both ranks of a whole board (exports). Both are the rank
+  windows of ``tournaments.sql``, re-exported here.
 
 Queries do not grow with the rows shown: a count, then one or two slices, and for a
 finalised event one or two more. The count is cached under the event's
@@ -36,7 +37,6 @@ read. What the version does not cover, a player's new name, shows within
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, overload
 
@@ -48,27 +48,40 @@ from django.http import HttpRequest
 from accounts.models import Player
 from core.cache import cached_by_version, snapshot
 from tournaments.domain.advancement import Verdict, explain
-from tournaments.domain.leaderboard import DEFAULT_ORDER, TieBreak, resolve_order
 from tournaments.models import Event, EventStatus, Season, Standing
 from tournaments.selectors.events import event_minimum_games, event_quota, window_is_open
+from tournaments.sql import (
+    RankedStanding,
+    leaderboard_ranks,
+    leaderboard_top,
+    order_column,
+    ranking_order_sql,
+    season_tiebreaks,
+)
 
-
-def _column(tiebreak: TieBreak) -> str:
-    return "player_key" if tiebreak.column == "player" else tiebreak.column
-
-
-def _tiebreaks(season: Season) -> tuple[tuple[TieBreak, ...], bool]:
-    tiebreaks = resolve_order(season.tiebreak_order)
-    return tiebreaks, tuple(t.name for t in tiebreaks) == DEFAULT_ORDER
+__all__ = [
+    "Advancement",
+    "Leaderboard",
+    "LeaderboardRow",
+    "RankedStanding",
+    "advancement_explain",
+    "leaderboard_player",
+    "leaderboard_ranks",
+    "leaderboard_rows",
+    "leaderboard_top",
+    "live_ranks",
+    "ranking_order",
+    "ranking_order_sql",
+]
 
 
 def ranking_order(season: Season) -> list[OrderBy]:
     """The ORDER BY of a leaderboard part (within eligible or within ineligible rows)."""
-    tiebreaks, default = _tiebreaks(season)
+    tiebreaks, default = season_tiebreaks(season)
     order = []
     for tiebreak in tiebreaks:
         nulls_last = True if tiebreak.nulls_last and not default else None
-        column = F(_column(tiebreak))
+        column = F(order_column(tiebreak))
         order.append(
             column.desc(nulls_last=nulls_last)
             if tiebreak.descending
@@ -77,28 +90,15 @@ def ranking_order(season: Season) -> list[OrderBy]:
     return order
 
 
-def ranking_order_sql(season: Season) -> str:
-    """The same order as SQL, for window functions."""
-    tiebreaks, default = _tiebreaks(season)
-    parts = []
-    for tiebreak in tiebreaks:
-        part = connection.ops.quote_name(_column(tiebreak))
-        part += " DESC" if tiebreak.descending else " ASC"
-        if tiebreak.nulls_last and not default:
-            part += " NULLS LAST"
-        parts.append(part)
-    return ", ".join(parts)
-
-
 def _better_than(standing: Standing, season: Season) -> Q:
     """Rows strictly before ``standing`` in the season's order (NULLs last). Every order
     starts with ``total`` descending (``resolve_order``), so the leading ``total >=`` adds
     nothing but an index range."""
-    tiebreaks, _ = _tiebreaks(season)
+    tiebreaks, _ = season_tiebreaks(season)
     better = Q(pk__in=[])
     equal = Q()
     for tiebreak in tiebreaks:
-        column = _column(tiebreak)
+        column = order_column(tiebreak)
         value = getattr(standing, column)
         if value is None:
             ahead = Q(**{f"{column}__isnull": False})
@@ -124,117 +124,6 @@ def live_ranks(standing: Standing, event: Event) -> tuple[int | None, int | None
         national=Count("pk"), province=Count("pk", filter=Q(province=standing.province))
     )
     return counts["national"] + 1, counts["province"] + 1
-
-
-def _ranked_sql(event: Event, columns: tuple[str, ...], *, where: str = "") -> str:
-    """SELECT ``columns`` and both ranks (``rn`` national, ``prn`` in the province) of the
-    event's eligible rows, by window functions over the season's order; ``where`` narrows
-    the rows before they are ranked (parameters: the event, True, then ``where``'s)."""
-    quote = connection.ops.quote_name
-    order = ranking_order_sql(event.season)
-    return (
-        f"SELECT {', '.join(map(quote, columns))}, "  # noqa: S608
-        f"ROW_NUMBER() OVER (ORDER BY {order}) AS rn, "
-        f"ROW_NUMBER() OVER (PARTITION BY {quote('province')} ORDER BY {order}) AS prn "
-        f"FROM {quote(Standing._meta.db_table)} "
-        f"WHERE {quote('event_id')} = %s AND {quote('eligible')} = %s{where}"
-    )
-
-
-def _cut_sql(event: Event, *, national: int, per_province: int) -> tuple[str, list[Any]]:
-    """SQL and parameters of the lowest total a row can have and still be within the
-    national top ``national`` or its province's top ``per_province`` (0: no such list): the
-    total of the X-th (Y-th) row, or of the last one when there are fewer, read on the
-    indexes. The provinces are found by a loose index scan (a recursive CTE: one probe
-    each), so no part of the board is read beyond the cut-offs."""
-    quote = connection.ops.quote_name
-    table = quote(Standing._meta.db_table)
-    event_id, province, eligible, total = (
-        quote(c) for c in ("event_id", "province", "eligible", "total")
-    )
-    rows = f"FROM {table} WHERE {event_id} = %s AND {eligible} = %s"
-    in_province = f"{rows} AND {province} = provinces.name"
-    cuts: list[str] = []
-    params: list[Any] = [event.pk, event.pk]
-    if national > 0:
-        cuts.append(
-            f"SELECT COALESCE((SELECT {total} {rows} ORDER BY {total} DESC "  # noqa: S608
-            f"LIMIT 1 OFFSET %s), (SELECT MIN({total}) {rows})) AS cut"
-        )
-        params += [event.pk, True, national - 1, event.pk, True]
-    if per_province > 0:
-        cuts.append(
-            f"SELECT COALESCE((SELECT {total} {in_province} ORDER BY {total} DESC "  # noqa: S608
-            f"LIMIT 1 OFFSET %s), (SELECT MIN({total}) {in_province})) AS cut "
-            "FROM provinces WHERE name IS NOT NULL"
-        )
-        params += [event.pk, True, per_province - 1, event.pk, True]
-    sql = (
-        "WITH RECURSIVE provinces(name) AS ("  # noqa: S608
-        f"SELECT MIN({province}) FROM {table} WHERE {event_id} = %s UNION ALL "
-        f"SELECT (SELECT MIN({province}) FROM {table} WHERE {event_id} = %s "
-        f"AND {province} > provinces.name) FROM provinces WHERE name IS NOT NULL) "
-        f"SELECT MIN(cut) FROM ({' UNION ALL '.join(cuts)}) AS cuts"
-    )
-    return sql, params
-
-
-@dataclass(frozen=True, slots=True)
-class RankedStanding:
-    """An eligible row with both its ranks (a ``tournaments.domain.advancement`` row)."""
-
-    player_id: int
-    player: str
-    province: str
-    rank: int
-    province_rank: int
-
-
-def leaderboard_top(event: Event, *, national: int, per_province: int) -> list[RankedStanding]:
-    """The eligible rows within the national top ``national`` or their province's top
-    ``per_province`` (0: that list is empty), with both ranks, in national order.
-
-    One window-function query, filtered in SQL, so only these rows leave the database. It
-    ranks only the rows whose total reaches the cut (``_cut_sql``, read first on the
-    indexes, so that the planner knows how few rows reach it): every row ranked above a
-    kept row has a total at least as high (``total`` leads every order), so the kept rows
-    get exactly the ranks they have on the whole board.
-    """
-    if national <= 0 and per_province <= 0:
-        return []
-    cut_sql, cut_params = _cut_sql(event, national=national, per_province=per_province)
-    total = connection.ops.quote_name("total")
-    ranked = _ranked_sql(
-        event, ("player_id", "player_key", "province"), where=f" AND {total} >= %s"
-    )
-    with connection.cursor() as cursor:
-        cursor.execute(cut_sql, cut_params)
-        (cut,) = cursor.fetchone()
-        if cut is None:  # no eligible row
-            return []
-        cursor.execute(
-            f"SELECT * FROM ({ranked}) AS ranked WHERE rn <= %s OR prn <= %s ORDER BY rn",  # noqa: S608
-            [event.pk, True, cut, national, per_province],
-        )
-        return [RankedStanding(*row) for row in cursor.fetchall()]
-
-
-def leaderboard_ranks(
-    event: Event, *, province: str | None = None, chunk: int = 2000
-) -> Iterator[tuple[str, int, int]]:
-    """(player, national rank, province rank) of every eligible row of the board (national,
-    or one province's), in the board's order: one window-function query, read in chunks of
-    ``chunk`` rows (a whole board: exports)."""
-    ranked = _ranked_sql(event, ("player_key", "province"))
-    sql = f"SELECT player_key, rn, prn FROM ({ranked}) AS ranked"  # noqa: S608
-    params: list[Any] = [event.pk, True]
-    if province:
-        sql += " WHERE province = %s"
-        params.append(province)
-    with connection.chunked_cursor() as cursor:
-        cursor.execute(f"{sql} ORDER BY rn", params)
-        while rows := cursor.fetchmany(chunk):
-            yield from rows
 
 
 @dataclass(frozen=True, slots=True)

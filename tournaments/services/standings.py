@@ -4,7 +4,7 @@
 ``tournaments.domain.leaderboard.add_game`` does: it touches only the standing rows of the
 players in the batch, never the event's other games. A game older than the standing's
 ``reached_at`` (a late arrival) makes that one standing be recomputed from its seats, as
-``standing_from_scores`` does. The fold is set-based, in SQL: ``standings_sql``.
+``standing_from_scores`` does. The fold is set-based, in SQL: ``tournaments.sql``.
 ``standings_recompute`` rebuilds chosen standings from their non-voided seats with the
 domain's ``standing_from_scores`` (corrections). All run inside the caller's transaction,
 lock the rows they change in (event, player) order, and bump the event's
@@ -23,7 +23,7 @@ from django.utils import timezone
 from tournaments.domain.leaderboard import Standing as Kept
 from tournaments.domain.leaderboard import standing_from_scores
 from tournaments.models import Event, Seat, Standing
-from tournaments.services.standings_sql import ScoreRow, merge_games, merge_scores
+from tournaments.sql import ScoreRow, merge_games, merge_scores
 
 __all__ = ["ScoreRow", "standings_apply", "standings_apply_games", "standings_recompute"]
 
