@@ -64,44 +64,21 @@ def _seats(player_ids: list[int], window: tuple[datetime | None, datetime | None
     return seats
 
 
-def case_evidence(*, case: Case) -> CaseEvidence:
-    """The case with its players, flags, log and the evidence tables (module docstring)."""
-    players = list(
-        CasePlayer.objects.filter(case=case)
-        .select_related("player")
-        .order_by("player__external_id")
-    )
-    flags = list(
-        case.flags.select_related("run").prefetch_related("players").order_by("-score", "id")
-    )
-    bounds = AuditRun.objects.filter(flags__cases=case).aggregate(
-        start=Min("window_start"), end=Max("window_end")
-    )
-    evidence = CaseEvidence(
-        case=case,
-        players=players,
-        flags=flags,
-        events=list(case.events.select_related("by").order_by("at", "id")),
-        window=(bounds["start"], bounds["end"]),
-    )
-    key_of = {cp.player_id: cp.player.external_id for cp in players}
-    ids = sorted(key_of)
-    rows = list(_seats(ids, evidence.window).values_list("game_id", "player_id", "ip", "device"))
-    games_of: dict[int, set[int]] = defaultdict(set)
-    for game_id, player_id, _, _ in rows:
-        games_of[player_id].add(game_id)
-
-    # Together vs apart.
+def _pairs(
+    ids: list[int], key_of: dict[int, str], games_of: dict[int, set[int]], flags: list[Flag]
+) -> list[dict[str, Any]]:
+    """Together vs apart, for every pair of the case."""
     expected = {
         tuple(flag.player_keys): flag.evidence.get("expected")
         for flag in flags
         if flag.detector == Flag.Detector.COSEATING
     }
+    pairs = []
     for a, b in combinations(ids, 2):
         together = len(games_of[a] & games_of[b])
         ka, kb = sorted((key_of[a], key_of[b]))
         ga, gb = (games_of[a], games_of[b]) if key_of[a] == ka else (games_of[b], games_of[a])
-        evidence.pairs.append(
+        pairs.append(
             {
                 "players": [ka, kb],
                 "together": together,
@@ -109,57 +86,67 @@ def case_evidence(*, case: Case) -> CaseEvidence:
                 "expected": expected.get((ka, kb)),
             }
         )
+    return pairs
 
-    # Shared identifiers.
+
+def _identifiers(rows: list[tuple[Any, ...]], key_of: dict[int, str]) -> list[dict[str, Any]]:
+    """The devices and addresses two or more of the case's players used."""
     used: dict[tuple[str, str], set[str]] = defaultdict(set)
     for _, player_id, ip, device in rows:
         if ip:
             used["ip", ip].add(key_of[player_id])
         if device:
             used["device", device].add(key_of[player_id])
-    evidence.identifiers = [
+    return [
         {"kind": kind, "identifier": value, "players": sorted(who)}
         for (kind, value), who in sorted(used.items())
         if len(who) > 1
     ]
 
-    # Games with two or more of the case's players, and the flow between them.
+
+#: A linked game's seat: game id, record id, ended at, seat, player id, player, hand points,
+#: score, ip, device.
+_SEAT_COLUMNS = (
+    "game_id",
+    "game__record_id",
+    "ended_at",
+    "seat",
+    "player_id",
+    "player__external_id",
+    "hand_points",
+    "score",
+    "ip",
+    "device",
+)
+
+
+def _linked(ids: list[int], games_of: dict[int, set[int]]) -> dict[int, list[tuple[Any, ...]]]:
+    """The seats of the games with two or more of the case's players, by game."""
     linked = sorted({game for a, b in combinations(ids, 2) for game in games_of[a] & games_of[b]})
     table: dict[int, list[tuple[Any, ...]]] = defaultdict(list)
-    for start in range(0, len(linked), 900):
-        for row in (
-            Seat.objects.filter(game_id__in=linked[start : start + 900])
-            .order_by("game_id", "seat")
-            .values_list(
-                "game_id",
-                "game__record_id",
-                "ended_at",
-                "seat",
-                "player_id",
-                "player__external_id",
-                "hand_points",
-                "score",
-                "ip",
-                "device",
-            )
-        ):
-            table[row[0]].append(row)
+    seats = Seat.objects.filter(game_id__in=linked).order_by("game_id", "seat")
+    for row in seats.values_list(*_SEAT_COLUMNS):
+        table[row[0]].append(row)
+    return table
+
+
+def _flows(table: dict[int, list[tuple[Any, ...]]], keys: set[str]) -> list[dict[str, Any]]:
+    """The flow matrix over the linked games, for every ordered pair of the case."""
     flow: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0, 0])
-    case_keys = set(key_of.values())
     for seats in table.values():
         best = max(seat[7] for seat in seats)
         losers = [seat for seat in seats if seat[7] != best]
         heaviest = max((seat[6] for seat in losers), default=None)
         for winner in (seat[5] for seat in seats if seat[7] == best):
-            if winner not in case_keys:
+            if winner not in keys:
                 continue
             for seat in losers:
-                if seat[5] in case_keys:
+                if seat[5] in keys:
                     cell = flow[seat[5], winner]
                     cell[0] += 1
                     cell[1] += seat[6]
                     cell[2] += seat[6] == heaviest
-    evidence.flows = [
+    return [
         {
             "feeder": feeder,
             "beneficiary": beneficiary,
@@ -167,10 +154,14 @@ def case_evidence(*, case: Case) -> CaseEvidence:
             "points": flow[feeder, beneficiary][1],
             "heaviest": flow[feeder, beneficiary][2],
         }
-        for feeder, beneficiary in permutations(sorted(key_of.values()), 2)
+        for feeder, beneficiary in permutations(sorted(keys), 2)
     ]
+
+
+def _games(table: dict[int, list[tuple[Any, ...]]]) -> list[dict[str, Any]]:
+    """The most recent linked games, each seat with its hand, score, IP and device."""
     recent = sorted(table.values(), key=lambda seats: (seats[0][2], seats[0][0]), reverse=True)
-    evidence.games = [
+    return [
         {
             "game": seats[0][1],
             "ended_at": seats[0][2],
@@ -188,4 +179,37 @@ def case_evidence(*, case: Case) -> CaseEvidence:
         }
         for seats in recent[:LINKED_GAMES_LIMIT]
     ]
-    return evidence
+
+
+def case_evidence(*, case: Case) -> CaseEvidence:
+    """The case with its players, flags, log and the evidence tables (module docstring)."""
+    players = list(
+        CasePlayer.objects.filter(case=case)
+        .select_related("player")
+        .order_by("player__external_id")
+    )
+    flags = list(
+        case.flags.select_related("run").prefetch_related("players").order_by("-score", "id")
+    )
+    bounds = AuditRun.objects.filter(flags__cases=case).aggregate(
+        start=Min("window_start"), end=Max("window_end")
+    )
+    window = (bounds["start"], bounds["end"])
+    key_of = {cp.player_id: cp.player.external_id for cp in players}
+    ids = sorted(key_of)
+    rows = list(_seats(ids, window).values_list("game_id", "player_id", "ip", "device"))
+    games_of: dict[int, set[int]] = defaultdict(set)
+    for game_id, player_id, _, _ in rows:
+        games_of[player_id].add(game_id)
+    table = _linked(ids, games_of)
+    return CaseEvidence(
+        case=case,
+        players=players,
+        flags=flags,
+        events=list(case.events.select_related("by").order_by("at", "id")),
+        window=window,
+        pairs=_pairs(ids, key_of, games_of, flags),
+        flows=_flows(table, set(key_of.values())),
+        identifiers=_identifiers(rows, key_of),
+        games=_games(table),
+    )
