@@ -3,8 +3,7 @@ backoff shortened to 0 s so the test stays fast. This is the path the eager test
 show: ``self.retry`` re-queues the message and the worker runs it again.
 
 The test waits for the worker's last run through Celery's ``task_postrun`` signal, not by
-reading the delivery meanwhile: on SQLite's shared in-memory test database a read at the
-moment the worker writes makes the worker's write fail ("database table is locked")."""
+polling the delivery meanwhile: the signal says when the retries are over."""
 
 import threading
 from typing import Any
