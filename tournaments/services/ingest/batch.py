@@ -95,7 +95,7 @@ class IngestReport:
 
 
 @dataclass
-class _Outcomes:
+class Outcomes:
     """Outcomes collected while a batch is processed, sorted by index at the end."""
 
     ingested: int = 0
@@ -103,7 +103,7 @@ class _Outcomes:
     conflicts: list[Conflict] = field(default_factory=list)
     rejected: list[Rejection] = field(default_factory=list)
 
-    def add(self, other: "_Outcomes") -> None:
+    def add(self, other: "Outcomes") -> None:
         self.ingested += other.ingested
         self.duplicates += other.duplicates
         self.conflicts += other.conflicts
@@ -119,7 +119,7 @@ class _Outcomes:
 
 
 @dataclass(frozen=True, slots=True)
-class _Head:
+class Head:
     """A record whose id and digest are read, waiting for validation."""
 
     index: int
@@ -168,9 +168,9 @@ def _encodable(text: str) -> bool:
     return True
 
 
-def _heads(records: Sequence[object], indexes: Sequence[int], out: _Outcomes) -> list[_Head]:
+def heads_read(records: Sequence[object], indexes: Sequence[int], out: Outcomes) -> list[Head]:
     """Read each record's id and digest; a record without a readable id is rejected."""
-    heads: list[_Head] = []
+    heads: list[Head] = []
     for index, record in zip(indexes, records, strict=True):
         try:
             record_id = record_id_of(record)
@@ -190,15 +190,15 @@ def _heads(records: Sequence[object], indexes: Sequence[int], out: _Outcomes) ->
             )
             out.rejected.append(Rejection(index, shown, "record", reason))
             continue
-        heads.append(_Head(index, cast(dict[str, Any], record), record_id, digest))
+        heads.append(Head(index, cast(dict[str, Any], record), record_id, digest))
     return heads
 
 
-def _unstored(heads: Sequence[_Head], rules: RecordRules, out: _Outcomes) -> list[_Head]:
+def unstored(heads: Sequence[Head], rules: RecordRules, out: Outcomes) -> list[Head]:
     """The records whose ids are not stored yet (the others are duplicates or conflicts);
     load the rules they are checked against."""
     stored = _stored_digests([head.record_id for head in heads])
-    fresh: list[_Head] = []
+    fresh: list[Head] = []
     for head in heads:
         known = stored.get(head.record_id)
         if known is None:
@@ -212,13 +212,13 @@ def _unstored(heads: Sequence[_Head], rules: RecordRules, out: _Outcomes) -> lis
     return fresh
 
 
-_Validated = tuple[list[_Pending], _Outcomes]
+Validated = tuple[list[_Pending], Outcomes]
 
 
-def _validate(heads: Sequence[_Head], rules: RecordRules) -> _Validated:
+def validated(heads: Sequence[Head], rules: RecordRules) -> Validated:
     """Check and score each record; a repeated id is a duplicate or a conflict of the first
-    valid record with that id. No query once ``_unstored`` loaded the rules."""
-    out = _Outcomes()
+    valid record with that id. No query once ``unstored`` loaded the rules."""
+    out = Outcomes()
     first: dict[str, tuple[int, str]] = {}
     pending: list[_Pending] = []
     for head in heads:
@@ -248,18 +248,18 @@ def _check(
     records: Sequence[object],
     indexes: Sequence[int],
     rules: RecordRules,
-    out: _Outcomes,
+    out: Outcomes,
     suspensions: Suspensions,
 ) -> list[_Pending]:
     """Validate a batch: known ids become duplicates or conflicts, the rest are checked."""
-    heads = _unstored(_heads(records, indexes, out), rules, out)
-    pending, checked = _validate(heads, rules)
+    heads = unstored(heads_read(records, indexes, out), rules, out)
+    pending, checked = validated(heads, rules)
     out.add(checked)
-    return _not_suspended(pending, out, suspensions)
+    return not_suspended(pending, out, suspensions)
 
 
-def _not_suspended(
-    pending: list[_Pending], out: _Outcomes, suspensions: Suspensions
+def not_suspended(
+    pending: list[_Pending], out: Outcomes, suspensions: Suspensions
 ) -> list[_Pending]:
     """The games none of whose players was suspended when it started (module docstring)."""
     suspended = suspensions()
@@ -287,7 +287,7 @@ def _not_suspended(
     return kept
 
 
-def _open_events(pending: Sequence[_Pending], out: _Outcomes) -> list[_Pending]:
+def _open_events(pending: Sequence[_Pending], out: Outcomes) -> list[_Pending]:
     """Lock the batch's events (by id) and check each game again against the locked row:
     its status (finalised or cancelled meanwhile) and its window (moved meanwhile). A game
     whose event row is unchanged since validation passed this very check already."""
@@ -341,7 +341,7 @@ def _open_events(pending: Sequence[_Pending], out: _Outcomes) -> list[_Pending]:
     return kept
 
 
-def _write(pending: Sequence[_Pending], by: User | None, out: _Outcomes) -> None:
+def write(pending: Sequence[_Pending], by: User | None, out: Outcomes) -> None:
     if not pending:
         return
     now = timezone.now()
@@ -379,9 +379,9 @@ def _ingest(
     rules: RecordRules,
     suspensions: Suspensions,
 ) -> IngestReport:
-    out = _Outcomes()
+    out = Outcomes()
     pending = _check(records, indexes, rules, out, suspensions)
-    _write(pending, by, out)
+    write(pending, by, out)
     return out.report()
 
 

@@ -16,16 +16,16 @@ from typing import Any
 from accounts.models import User
 from core import collector
 from tournaments.services.ingest.batch import (
+    Head,
     IngestReport,
+    Outcomes,
     Suspensions,
-    _Head,
-    _heads,
-    _not_suspended,
-    _Outcomes,
-    _unstored,
-    _validate,
-    _Validated,
-    _write,
+    Validated,
+    heads_read,
+    not_suspended,
+    unstored,
+    validated,
+    write,
 )
 from tournaments.services.ingest_rules import RecordRules
 
@@ -87,11 +87,11 @@ def _decoded(lines: Sequence[tuple[int, str | bytes]]) -> _Batch:
     return batch
 
 
-def _prepared(lines: Sequence[tuple[int, str | bytes]]) -> tuple[_Batch, list[_Head], _Outcomes]:
+def _prepared(lines: Sequence[tuple[int, str | bytes]]) -> tuple[_Batch, list[Head], Outcomes]:
     """Decode a batch and read its ids and digests (no query)."""
     batch = _decoded(lines)
-    out = _Outcomes()
-    return batch, _heads(batch.records, batch.numbers, out), out
+    out = Outcomes()
+    return batch, heads_read(batch.records, batch.numbers, out), out
 
 
 def _rejects(batch: _Batch, report: IngestReport) -> list[dict[str, Any]]:
@@ -134,10 +134,10 @@ def games_import(
     summary = ImportSummary()
     rules = RecordRules()
 
-    def finish(batch: _Batch, out: _Outcomes, checking: Future[_Validated]) -> None:
+    def finish(batch: _Batch, out: Outcomes, checking: Future[Validated]) -> None:
         pending, checked = checking.result()
         out.add(checked)
-        _write(_not_suspended(pending, out, suspensions), by, out)
+        write(not_suspended(pending, out, suspensions), by, out)
         report = out.report()
         summary.ingested += report.ingested
         summary.duplicates += len(report.duplicates)
@@ -156,13 +156,13 @@ def games_import(
         batches = _line_batches(lines, batch_size, summary)
         first = next(batches, None)
         preparing = worker.submit(_prepared, first) if first is not None else None
-        ahead: tuple[_Batch, _Outcomes, Future[_Validated]] | None = None
+        ahead: tuple[_Batch, Outcomes, Future[Validated]] | None = None
         while preparing is not None:
             batch, heads, out = preparing.result()
             following = next(batches, None)
             preparing = worker.submit(_prepared, following) if following is not None else None
-            unstored = _unstored(heads, rules, out)
-            checking = worker.submit(_validate, unstored, rules.detached())
+            fresh = unstored(heads, rules, out)
+            checking = worker.submit(validated, fresh, rules.detached())
             if ahead is not None:
                 finish(*ahead)
             ahead = (batch, out, checking)
