@@ -1,4 +1,5 @@
-"""Tournament jobs (SPEC §8), thin: each re-fetches by id and calls its idempotent service."""
+"""Tournament jobs (SPEC §8), thin: each re-fetches by id and calls its idempotent flow
+(a task is an entry point, like a view: ``flows.finalisation`` for the finalisation)."""
 
 from typing import Any
 
@@ -11,7 +12,8 @@ from tournaments.models import Event
 
 @shared_task(name="tournaments.event_finalise", acks_late=True)
 def event_finalise_task(event_id: int, user_id: int | None, force: bool = False) -> dict[str, Any]:
-    """Finalise an event (``event_finalise``); a redelivery finds it done and changes nothing."""
+    """Finalise an event (``flows.finalisation.event_finalise``); a redelivery finds it done
+    and changes nothing."""
     event = Event.objects.get(pk=event_id)
     by = User.objects.filter(pk=user_id).first() if user_id is not None else None
     result = event_finalise(event=event, by=by, force=force)
