@@ -1,5 +1,5 @@
 """SPEC §6: a grant from an event is decidable only after the event's integrity audit has
-run, and not while an open case holds the player (titles.services.audit_is_clean)."""
+run, and not while an open case holds the player (flows.grants.grant_audit_is_clean)."""
 
 from typing import Any
 
