@@ -1,0 +1,263 @@
+"""Simulated play (see :mod:`integrity.simulation`): each account's sessions over the weeks,
+matchmaking per round from the accounts queued in it (groups first, then the shuffled solo
+queue in tables of four), hands dealt from the real deck, the winner drawn by skill, and the
+cheaters' feeding; every game a record v1 (SPEC §9). Deterministic in the seed.
+"""
+
+import math
+import random
+from collections.abc import Iterator, Sequence
+from datetime import date, datetime, time, timedelta
+from itertools import accumulate
+from typing import Any
+
+from core.domain.clock import TOUR_TZ
+from integrity.simulation_population import Cheating, Group, Population, Realism
+from tournaments.domain.calendar import event_code_for_week
+from tournaments.domain.cards import CLASSIC
+
+ROUNDS_PER_HOUR = 19
+ROUND_SECONDS = 185
+GAME_LIMIT_SECONDS = 180
+FIRST_HOUR = 10
+HOURS_PER_DAY = 14  # 10:00 to 23:59
+ROUNDS_PER_DAY = ROUNDS_PER_HOUR * HOURS_PER_DAY
+SEATS = 4
+TIME_SHARE = 0.15
+DECK = tuple(code for code, copies in CLASSIC.copies.items() for _ in range(copies))
+POINTS = dict(CLASSIC.points)
+HIGH_CARDS = tuple(code for code in DECK if POINTS[code] >= 20)
+
+
+class Simulator(Population):
+    """A season's population and its play, from ``start`` (a Monday) for ``weeks`` weeks."""
+
+    def __init__(
+        self,
+        *,
+        players: int,
+        weeks: int,
+        cheaters: float,
+        seed: int,
+        start: date,
+        realism: Realism,
+        cheating: Cheating,
+    ) -> None:
+        if players < 8 or weeks < 1 or not 0 <= cheaters < 0.5:
+            raise ValueError("need players >= 8, weeks >= 1 and 0 <= cheaters < 0.5")
+        if start.weekday() != 0:
+            raise ValueError(f"the season must start on a Monday, not {start}")
+        self.weeks, self.seed, self.start = weeks, seed, start
+        super().__init__(
+            players=players,
+            rounds=weeks * 7 * ROUNDS_PER_DAY,
+            cheaters=cheaters,
+            seed=seed,
+            realism=realism,
+            cheating=cheating,
+        )
+
+    def _session_start(self, rng: random.Random, week: int, peak: float, cum: list[float]) -> int:
+        day = rng.choices(range(7), cum_weights=cum)[0]
+        hour = min(23.99, max(10.0, rng.gauss(peak, self.realism.hour_spread)))
+        offset = int((hour - FIRST_HOUR) * ROUNDS_PER_HOUR)
+        return (week * 7 + day) * ROUNDS_PER_DAY + min(offset, ROUNDS_PER_DAY - 1)
+
+    def _sessions(
+        self, rng: random.Random, week: int, games: int, peak: float, size: tuple[int, int]
+    ) -> Iterator[tuple[int, int]]:
+        cum = list(accumulate(self.realism.weekend_weight if d >= 5 else 1.0 for d in range(7)))
+        while games > 0:
+            length = min(games, rng.randint(*size))
+            games -= length
+            start = self._session_start(rng, week, peak, cum)
+            day_end = (start // ROUNDS_PER_DAY + 1) * ROUNDS_PER_DAY
+            yield start, min(start + length, day_end)
+
+    def schedule(self) -> tuple[list[list[int]], list[list[int]]]:
+        """Per round: the solo queue (account indexes) and the groups queued (group indexes)."""
+        rng = random.Random(f"integrity-schedule:{self.seed}")  # noqa: S311 - simulation
+        solo: list[list[int]] = [[] for _ in range(self.rounds)]
+        grouped: list[list[int]] = [[] for _ in range(self.rounds)]
+        median = self.realism.games_per_week
+        for i, account in enumerate(self.accounts):
+            weekly = median * account.player.activity * self.solo_factor[i]
+            for week in range(self.weeks):
+                games = round(weekly)
+                boost = account.boost
+                if boost is not None and boost[0] < (week + 1) * 7 * ROUNDS_PER_DAY:
+                    games = round(weekly * self.boosted_factor[i])
+                for start, end in self._sessions(
+                    rng, week, games, self._peak_at(i, week), self.realism.session_games
+                ):
+                    for t in range(start, end):
+                        solo[t].append(i)
+        for g, group in enumerate(self.groups):
+            cheat = self.cheating
+            sessions = cheat.farm_sessions if group.farm else cheat.pair_sessions
+            size = cheat.farm_session_games if group.farm else cheat.pair_session_games
+            peak = self.peak[group.members[0]]
+            for week in range(self.weeks):
+                for _ in range(rng.randint(*sessions)):
+                    games = rng.randint(*size)
+                    for start, end in self._sessions(rng, week, games, peak, (games, games)):
+                        for t in range(start, end):
+                            grouped[t].append(g)
+        return solo, grouped
+
+    def _peak_at(self, i: int, week: int) -> float:
+        account = self.accounts[i]
+        if account.boost is not None and account.boost[0] < week * 7 * ROUNDS_PER_DAY:
+            return account.boost[4]  # the hired player's hours
+        return self.peak[i]
+
+    # -- games -------------------------------------------------------------------------------
+
+    def _seat_session(
+        self, rng: random.Random, i: int, t: int, in_farm: bool
+    ) -> tuple[str, str, float]:
+        """(ip, device, skill) of account ``i`` playing at round ``t``."""
+        account = self.accounts[i]
+        if account.boost is not None and t >= account.boost[0]:
+            _, skill, device, ip, _ = account.boost
+            return ip, device, skill
+        if in_farm:
+            return account.farm_ip, account.farm_device, account.skill
+        device = account.device
+        if account.new_phone is not None and t >= account.new_phone[0]:
+            device = account.new_phone[1]
+        if account.tablet and rng.random() < 0.3:
+            device = account.tablet
+        if account.mobile_only or rng.random() < self.realism.mobile_sessions:
+            ip = rng.choice(self.pools[account.gateway])
+        else:
+            ip = account.home_ip
+        return ip, device, account.skill
+
+    def records(self) -> Iterator[dict[str, Any]]:
+        solo, grouped = self.schedule()
+        rng = random.Random(f"integrity-games:{self.seed}")  # noqa: S311 - simulation
+        session_rng = random.Random(f"integrity-sessions:{self.seed}")  # noqa: S311
+        number = 0
+        events = [
+            event_code_for_week(self.start + timedelta(weeks=w), "weekly_qualifier")
+            for w in range(self.weeks)
+        ]
+        for t in range(self.rounds):
+            groups = [self.groups[g] for g in dict.fromkeys(grouped[t])]
+            busy = {m for group in groups for m in group.members}
+            queue = [i for i in dict.fromkeys(solo[t]) if i not in busy]
+            rng.shuffle(queue)
+            tables: list[tuple[list[int], Group | None]] = []
+            for group in groups:
+                free = SEATS - len(group.members)
+                if len(queue) < free:
+                    continue
+                seated = list(group.members) + queue[len(queue) - free :]
+                del queue[len(queue) - free :]
+                tables.append((seated, group))
+            for k in range(len(queue) // SEATS):
+                tables.append((queue[k * SEATS : (k + 1) * SEATS], None))
+            if not tables:
+                continue
+            day, in_day = divmod(t, ROUNDS_PER_DAY)
+            hour, r = divmod(in_day, ROUNDS_PER_HOUR)
+            moment = datetime.combine(
+                self.start + timedelta(days=day), time(FIRST_HOUR + hour), TOUR_TZ
+            ) + timedelta(seconds=r * ROUND_SECONDS)
+            event = events[day // 7]
+            for seated, queued in tables:
+                rng.shuffle(seated)
+                number += 1
+                yield self._game(
+                    rng, session_rng, f"s{self.seed}-{number:08d}", event, moment, t, seated, queued
+                )
+
+    def _game(
+        self,
+        rng: random.Random,
+        session_rng: random.Random,
+        record_id: str,
+        event: str,
+        moment: datetime,
+        t: int,
+        seated: Sequence[int],
+        group: Group | None,
+    ) -> dict[str, Any]:
+        farm = group.members if group is not None and group.farm else ()
+        sessions = [self._seat_session(session_rng, i, t, i in farm) for i in seated]
+        skills = [s for _, _, s in sessions]
+        out = rng.random() >= TIME_SHARE
+        if out:
+            if group is not None and rng.random() < group.assist:
+                winner = seated.index(group.members[0])
+            else:
+                winner = rng.choices(range(SEATS), [math.exp(s) for s in skills])[0]
+            sizes = [
+                0 if k == winner else min(12, max(1, round(rng.gauss(6.5 - 1.5 * s, 3))))
+                for k, s in enumerate(skills)
+            ]
+        else:
+            sizes = [min(10, max(1, round(rng.gauss(5.0 - 1.2 * s, 2.5)))) for s in skills]
+        cards = rng.sample(DECK, sum(sizes))
+        hands, at = [], 0
+        for size in sizes:
+            hands.append(cards[at : at + size])
+            at += size
+        if group is not None:
+            self._feed(rng, group, seated, hands, cards)
+        start = moment + timedelta(seconds=rng.randint(0, 4))
+        seconds = rng.randint(60, GAME_LIMIT_SECONDS - 5) if out else GAME_LIMIT_SECONDS
+        return {
+            "id": record_id,
+            "event": event,
+            "mode": "singles",
+            "started_at": start.isoformat(timespec="seconds"),
+            "ended_at": (start + timedelta(seconds=seconds)).isoformat(timespec="seconds"),
+            "ended_by": "out" if out else "time",
+            "seats": [
+                {
+                    "player": {
+                        "id": self.accounts[i].player.id,
+                        "name": self.accounts[i].player.name,
+                        "province": self.accounts[i].player.province,
+                    },
+                    "team": None,
+                    "hand": hand,
+                    "session": {
+                        "ip": ip,
+                        "device": device,
+                        "client": self.accounts[i].player.client,
+                    },
+                }
+                for i, hand, (ip, device, _) in zip(seated, hands, sessions, strict=True)
+            ],
+            "log": None,
+        }
+
+    def _feed(
+        self,
+        rng: random.Random,
+        group: Group,
+        seated: Sequence[int],
+        hands: list[list[str]],
+        dealt: list[str],
+    ) -> None:
+        """When the fed account leads (lowest hand), feeders keep extra high cards."""
+        points = [sum(POINTS[c] for c in hand) for hand in hands]
+        fed = seated.index(group.members[0])
+        if points[fed] != min(points):
+            return
+        left: dict[str, int] = {}
+        for code in HIGH_CARDS:
+            left[code] = left.get(code, 0) + 1
+        for code in dealt:
+            if code in left:
+                left[code] -= 1
+        spare = [code for code, n in left.items() for _ in range(n)]
+        for k, i in enumerate(seated):
+            if i in group.members[1:] and rng.random() < group.feed and spare:
+                extra = rng.sample(spare, min(len(spare), rng.randint(*group.extra)))
+                for code in extra:
+                    spare.remove(code)
+                hands[k].extend(extra)
