@@ -8,6 +8,7 @@ from django.db.models import Model, QuerySet
 from django.http import HttpRequest
 
 from core.errors import ServiceError
+from flows import grants
 from titles import services
 from titles.models import (
     InternationalMaster,
@@ -83,7 +84,7 @@ class QualificationAdmin(ReadOnlyAdmin[Qualification]):
 
     @admin.action(description="Approve the selected grants", permissions=["change"])
     def approve(self, request: HttpRequest, queryset: QuerySet[Qualification]) -> None:
-        _decide(self, request, queryset, services.qualification_approve, "approved")
+        _decide(self, request, queryset, grants.qualification_approve, "approved")
 
     @admin.action(description="Reject the selected grants", permissions=["change"])
     def reject(self, request: HttpRequest, queryset: QuerySet[Qualification]) -> None:

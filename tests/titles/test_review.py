@@ -216,3 +216,24 @@ def test_two_reviewers_deciding_at_once_one_wins_one_conflicts(
     assert row.decided_by.username == winner
     assert row.status == ("approved" if winner == "rev1" else "rejected")
     assert TitleChange.objects.count() == (1 if winner == "rev1" else 0)
+
+
+@pytest.mark.parametrize(("action", "status"), [("approve", "approved"), ("reject", "rejected")])
+def test_the_admin_actions_decide_through_the_services(
+    admin_client: Any,
+    player: Player,
+    record: Callable[..., Qualification],
+    action: str,
+    status: str,
+) -> None:
+    pending = record(player, "m", date(2021, 3, 1))
+
+    response = admin_client.post(
+        "/admin/titles/qualification/",
+        {"action": action, "_selected_action": [pending.pk]},
+        follow=True,
+    )
+
+    assert response.status_code == 200
+    decided = Qualification.objects.get(pk=pending.pk)
+    assert (decided.status, decided.decision_reason) == (status, f"{status} in the admin")
