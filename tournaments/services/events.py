@@ -7,7 +7,7 @@ ordered weekly, monthly, quarterly, annual, then by code — the calendar genera
 (``tournaments.domain.calendar``). Decision: a station's city stays with its event when the
 numbers move (the city is part of the station's announced name), and a cancelled event
 gives up its number (kept in the log). Finalised events cannot move or be cancelled: their
-results stand, and corrections go through ``tournaments.services.corrections``.
+results stand, and corrections go through ``flows.corrections``.
 
 Locks are taken in a fixed order: the season row, then the event row.
 """
