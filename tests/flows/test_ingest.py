@@ -17,7 +17,12 @@ from tournaments.services import ingest
 
 pytestmark = pytest.mark.django_db
 
-AFTER = {"started_at": "2021-02-03T10:00:00+08:00", "ended_at": "2021-02-03T10:03:00+08:00"}
+
+def _after(record_id: str) -> dict[str, Any]:
+    """A record of a game played after the suspension took effect."""
+    return make_record(
+        record_id, started_at="2021-02-03T10:00:00+08:00", ended_at="2021-02-03T10:03:00+08:00"
+    )
 
 
 @pytest.fixture
@@ -47,7 +52,7 @@ def _nothing_written() -> None:
 def test_a_suspended_players_record_is_refused_and_nothing_is_written(
     suspended: Sanction,
 ) -> None:
-    report = games_ingest(records=[make_record("g-1", **AFTER)], source="test")
+    report = games_ingest(records=[_after("g-1")], source="test")
 
     assert report.ingested == 0
     assert [(r.id, r.field, r.reason) for r in report.rejected] == [
@@ -63,9 +68,7 @@ def test_a_suspended_players_record_is_refused_and_nothing_is_written(
 def test_the_import_refuses_it_too(suspended: Sanction) -> None:
     rejects: list[dict[str, Any]] = []
 
-    summary = games_import(
-        lines=[json.dumps(make_record("g-1", **AFTER))], on_rejects=rejects.extend
-    )
+    summary = games_import(lines=[json.dumps(_after("g-1"))], on_rejects=rejects.extend)
 
     assert (summary.ingested, summary.rejected) == (0, 1)
     assert [(r["line"], r["id"], r["field"]) for r in rejects] == [(1, "g-1", "seats[2].player.id")]
@@ -92,7 +95,7 @@ def test_the_tournaments_ingest_asks_the_suspensions_once_per_batch(
         return {"p0000001": ingest.Suspension(since=date(2021, 2, 1), ground="a test")}
 
     report = ingest.games_ingest(
-        records=[make_record("g-1"), make_record("g-2", **AFTER)], suspensions=suspensions
+        records=[make_record("g-1"), _after("g-2")], suspensions=suspensions
     )
 
     assert (report.ingested, len(asked)) == (0, 1)

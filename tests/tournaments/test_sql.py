@@ -274,7 +274,11 @@ def test_random_boards_rank_as_the_domain_ranks(seed: int) -> None:
         minimum_games=season.minimum_games,
         order=order,
     )
-    eligible = [(e.player, e.rank, e.province_rank) for e in expected if e.rank is not None]
+    eligible = [
+        (e.player, e.rank, e.province_rank)
+        for e in expected
+        if e.rank is not None and e.province_rank is not None
+    ]
 
     assert list(leaderboard_ranks(event, chunk=rng.randint(1, 8))) == eligible
     national, per_province = rng.randint(0, 10), rng.randint(0, 4)
