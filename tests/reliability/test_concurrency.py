@@ -38,6 +38,7 @@ from core.domain.clock import TOUR_TZ
 from core.errors import ServiceError
 from flows import grants
 from flows.finalisation import event_finalise
+from flows.ingest import games_ingest
 from tests.tournaments.conftest import make_record
 from tests.tournaments.factories import local, make_event, make_season
 from titles import services as titles
@@ -46,7 +47,6 @@ from titles.recompute import titles_recompute_all
 from tournaments.domain.leaderboard import standing_from_scores
 from tournaments.models import Event, Game, Seat, Standing
 from tournaments.selectors.leaderboard import leaderboard_rows
-from tournaments.services.ingest import games_ingest
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
 

@@ -41,6 +41,7 @@ from accounts.models import Player
 from config.urls import urlpatterns as site_urls
 from core.broker import enqueue_or_fail
 from core.tasks import ping
+from flows.ingest import games_ingest
 from integrity.models import AuditRun, Flag
 from integrity.services.audits import audit_event, event_key
 from integrity.simulation import simulate_season
@@ -48,7 +49,6 @@ from integrity.tasks import audit_event_task
 from tests.conftest import _forget_connections
 from tests.integrity.conftest import SMALL_WEEK, weekly_qualifier
 from tournaments.models import Season
-from tournaments.services.ingest import games_ingest
 
 ROOT = Path(django_settings.BASE_DIR)
 REDIS = os.environ.get("RELIABILITY_REDIS_URL", "redis://127.0.0.1:6379/13")

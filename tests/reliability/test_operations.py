@@ -18,10 +18,10 @@ from django.db import connection
 
 from accounts.models import Player
 from flows import grants
+from flows.ingest import games_ingest
 from tests.tournaments.conftest import make_record
 from tests.tournaments.factories import local, make_event, make_season
 from titles import services as titles
-from tournaments.services.ingest import games_ingest
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
 
