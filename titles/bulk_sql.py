@@ -139,9 +139,11 @@ def insert_rows(
     if not ids:
         copy_rows(cursor, table, columns, rows)
         return []
+    # The sequence's name once: pg_get_serial_sequence() per row costs ~8 µs each.
+    cursor.execute("SELECT pg_get_serial_sequence(%s, 'id')", [model._meta.db_table])
+    (sequence,) = cursor.fetchone()
     cursor.execute(
-        "SELECT nextval(pg_get_serial_sequence(%s, 'id')) FROM generate_series(1, %s)",
-        [model._meta.db_table, len(rows)],
+        "SELECT nextval(%s::regclass) FROM generate_series(1, %s)", [sequence, len(rows)]
     )
     new = sorted(new_id for (new_id,) in cursor.fetchall())
     copy_rows(
