@@ -15,8 +15,10 @@ from django.test.utils import CaptureQueriesContext
 
 from accounts.models import Player, User
 from flows import grants
+from flows.titles import title_changes_emit
 from tests.titles import conftest as titles_fixtures
 from titles import services
+from titles.announce import title_changes_written
 from titles.models import PlayerTitle, Qualification, QualificationRule, TitleChange
 from titles.recompute import titles_recompute_all
 from webhooks.models import Delivery, Subscription
@@ -311,3 +313,35 @@ def test_recompute_all_announces_an_imported_ledger(
     ]
     titles_recompute_all()  # nothing changed: nothing written, nothing sent
     assert len(sent()) == 4
+
+
+def test_titles_announce_and_the_flow_sends_without_a_receiver_nothing_is_sent(
+    freeze: Callable[[date], None],
+    partner: Subscription,
+    player: Player,
+    grant: Callable[..., Qualification],
+) -> None:
+    """The titles app knows no webhook: it announces its history rows
+    (titles.announce.title_changes_written) and flows.titles sends them."""
+    freeze(date(2021, 3, 1))
+    uid = "flows.titles.title_changes_emit"
+    assert title_changes_written.disconnect(dispatch_uid=uid)
+    try:
+        heard: list[list[Any]] = []
+
+        def listen(sender: Any, *, changes: list[Any], **kwargs: Any) -> None:
+            heard.append(changes)
+
+        title_changes_written.connect(listen, weak=False)
+        try:
+            grant(player, "m1", date(2021, 2, 1))
+        finally:
+            title_changes_written.disconnect(listen)
+    finally:
+        title_changes_written.connect(title_changes_emit, dispatch_uid=uid)
+
+    granted = TitleChange.objects.get(kind="granted")
+    assert heard == [[(granted.pk, player.pk, "granted", date(2021, 2, 1), date(2022, 2, 1), "m1")]]
+    assert Delivery.objects.count() == 0
+    grant(player, "m2", date(2021, 2, 15))  # connected again: sent
+    assert [event for event, _ in sent()] == ["title.extended"]
