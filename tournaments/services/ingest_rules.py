@@ -1,6 +1,7 @@
 """What a game record is checked against (SPEC §3 event windows and hours, §4 events, §9):
 its event, loaded once per batch with its season's ruleset and, for a closed-entry event,
-its entrants (``RecordRules``), and the event's own check (``check_event``).
+its entrants and, for a seated event, its seated tables (``RecordRules``), and the event's
+own check (``check_event``).
 
 * An unknown, cancelled or finalised event refuses the record (corrections of a finalised
   event go through their own path); a game arriving late but timed inside its window is
@@ -8,6 +9,12 @@ its entrants (``RecordRules``), and the event's own check (``check_event``).
 * Both times must lie inside the event window (inclusive) and, when the event has daily
   hours (weekly qualifiers: 10:00-23:59), inside them on one local day in the season's time
   zone, so a game cannot span the nightly close.
+* A seated event (``Event.Format.SEATED``: live finals, championships) is ranked by the
+  placements the organiser enters per table (``services.seated``), not by game scores. It
+  accepts only the record of a game played at one of its seated tables: the record's
+  players, in any seat order, are exactly the players of one table of one of its rounds
+  (SPEC §9 gives a record no table field). Such a game is stored (integrity audits read it)
+  but leaves the event's standings alone; any other record is refused naming the event.
 * A season whose card table or singles scoring is broken refuses every record of its events
   (``EventRules.setup_error``).
 """
@@ -19,7 +26,7 @@ from zoneinfo import ZoneInfo
 
 from tournaments.domain.cards import CardTable
 from tournaments.domain.scoring import SCORINGS
-from tournaments.models import Entry, Event, EventStatus
+from tournaments.models import Entry, Event, EventStatus, TableSeat
 
 
 class RecordError(ValueError):
@@ -44,6 +51,7 @@ class EventRules:
     daily_closes: time | None
     tz: ZoneInfo
     open_entry: bool
+    seated: bool  # ranked by table placements; records only from its seated tables
     table: CardTable | None
     points: dict[str, int]
     singles_scoring: str
@@ -70,6 +78,7 @@ def _rules_of(event: Event) -> EventRules:
         daily_closes=event.daily_closes,
         tz=ZoneInfo(season.time_zone),
         open_entry=event.open_entry,
+        seated=event.format == Event.Format.SEATED,
         table=table,
         points=dict(table.points) if table is not None else {},
         singles_scoring=season.singles_scoring,
@@ -86,10 +95,12 @@ class RecordRules:
     def __init__(self) -> None:
         self._events: dict[str, EventRules | None] = {}
         self._entrants: dict[int, frozenset[str]] = {}
+        self._tables: dict[int, frozenset[frozenset[str]]] = {}
         self._detached = False
 
     def load(self, codes: Iterable[str]) -> None:
-        """Cache the events of these codes, and the entrants of those with closed entry."""
+        """Cache the events of these codes, the entrants of those with closed entry and the
+        seated tables of the seated ones."""
         missing = {code for code in codes if code not in self._events}
         for code in [code for code in missing if "\x00" in code]:
             # Names no event, and PostgreSQL cannot even be asked: text cannot hold NUL.
@@ -105,6 +116,8 @@ class RecordRules:
         for rules in self._events.values():
             if rules is not None and not rules.open_entry:
                 self.entrants(rules.pk)
+            if rules is not None and rules.seated:
+                self.tables(rules.pk)
 
     def detached(self) -> "RecordRules":
         """A copy that never queries: records of loaded events can be checked in another
@@ -112,6 +125,7 @@ class RecordRules:
         copy = RecordRules()
         copy._events = dict(self._events)
         copy._entrants = dict(self._entrants)
+        copy._tables = dict(self._tables)
         copy._detached = True
         return copy
 
@@ -130,6 +144,18 @@ class RecordRules:
                 )
             )
         return self._entrants[event_pk]
+
+    def tables(self, event_pk: int) -> frozenset[frozenset[str]]:
+        """The player sets (external ids) of the seated event's tables, over all its rounds."""
+        if event_pk not in self._tables:
+            self._must_query(f"the seated tables of event {event_pk} were")
+            players: dict[int, set[str]] = {}
+            for table_id, key in TableSeat.objects.filter(
+                table__round__event_id=event_pk
+            ).values_list("table_id", "player__external_id"):
+                players.setdefault(table_id, set()).add(key)
+            self._tables[event_pk] = frozenset(frozenset(keys) for keys in players.values())
+        return self._tables[event_pk]
 
     def _must_query(self, what: str) -> None:
         if self._detached:

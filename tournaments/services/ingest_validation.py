@@ -4,7 +4,7 @@
 game scores computed) or raises `RecordError` naming the field path (``"seats[2].hand[1]"``)
 and the reason. It raises on the first problem found, in this order: the shape of the record,
 its event, the times against the event's window, each seat in order, the deal as a whole,
-``ended_by``, the entrants.
+``ended_by``, the teams, the seated table, the entrants.
 
 Decisions (the record format is fixed by SPEC §9; these close what it leaves open):
 
@@ -23,6 +23,9 @@ Decisions (the record format is fixed by SPEC §9; these close what it leaves op
 * **Cards** are checked against the season's card table: each hand's codes, then the deal
   as a whole (``validate_deal``: no card more often than the deck holds it). A stored hand
   (codes joined by spaces) longer than 400 characters is rejected.
+* **Seated events** take only the games of their seated tables (``ingest_rules``).
+* **Teams** (doubles): both teams play, and teammates never sit in adjacent seats, the seat
+  order circular (``tournaments.domain.teams``, SPEC §4 "Team events").
 * **ended_by** ``out`` needs at least one seat with an empty hand (a co-winner tie is
   possible when two hands are empty); ``time`` accepts any hands.
 * **Scores**: singles by the season's ``singles_scoring``, doubles by ``tour_doubles``.
@@ -41,6 +44,7 @@ from typing import Any, cast
 from accounts.provinces import PROVINCE_SET
 from tournaments.domain.cards import CardError, CardTable, validate_deal
 from tournaments.domain.scoring import SCORINGS, tour_doubles
+from tournaments.domain.teams import adjacent_teammates
 from tournaments.services.ingest_rules import EventRules, RecordError, RecordRules, check_event
 
 RECORD_FIELDS = frozenset(
@@ -356,8 +360,23 @@ def _seats(shape: _Shape, event: EventRules) -> list[_Row]:
     return checked
 
 
+def _teams(rows: list[_Row]) -> None:
+    """Both teams play, and teammates sit apart (SPEC §4 "Team events")."""
+    teams = [cast(int, row[3]) for row in rows]
+    if len(set(teams)) < 2:
+        raise RecordError("seats", "a doubles game needs players of both teams (0 and 1)")
+    pair = adjacent_teammates(teams)
+    if pair is not None:
+        left, right = pair
+        raise RecordError(
+            f"seats[{right}].team",
+            f"seats {left} and {right} are both team {teams[left]}: teammates sit apart",
+        )
+
+
 def _deal(shape: _Shape, event: EventRules, rows: list[_Row], rules: RecordRules) -> None:
-    """Check the game as a whole: the deal, ``ended_by``, the teams and the entrants."""
+    """Check the game as a whole: the deal, ``ended_by``, the teams, the seated table and
+    the entrants."""
     hands: list[list[Any]] = [seat["hand"] for seat in shape.seats]
     table = cast(CardTable, event.table)
     try:
@@ -366,8 +385,14 @@ def _deal(shape: _Shape, event: EventRules, rows: list[_Row], rules: RecordRules
         raise _card_error(exc, hands, dict(table.copies)) from None
     if shape.ended_by == "out" and all(hands):
         raise RecordError("ended_by", "'out' but no seat has an empty hand")
-    if shape.mode == "doubles" and len({row[3] for row in rows}) < 2:
-        raise RecordError("seats", "a doubles game needs players of both teams (0 and 1)")
+    if shape.mode == "doubles":
+        _teams(rows)
+    if event.seated and frozenset(row[0] for row in rows) not in rules.tables(event.pk):
+        raise RecordError(
+            "seats",
+            f"event {shape.code} is a seated event: a record must be the game of one of its "
+            "seated tables, and no table seats these players",
+        )
     if not event.open_entry:
         entrants = rules.entrants(event.pk)
         for i, row in enumerate(rows):

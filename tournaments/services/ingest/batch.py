@@ -20,7 +20,8 @@ Decisions:
 * **One transaction per batch**: events are locked first (by id; their status is checked
   again under the lock, so no game lands in an event finalised meanwhile), then games are
   inserted, then the players of the inserted games are created or updated, then their seats,
-  then ``standings_apply_games`` folds the new scores into the leaderboards. Every writer takes
+  then ``standings_apply_games`` folds the new scores into the leaderboards (not those of a
+  seated event's table games: placements rank a seated event, ``ingest_rules``). Every writer takes
   the locks in this order. The standings of the games actually inserted, and only those,
   are updated in the same transaction.
 * **Idempotency by the unique record id**, not check-then-act: games are inserted with
@@ -368,7 +369,8 @@ def write(pending: Sequence[_Pending], by: User | None, out: Outcomes) -> None:
             return
         players = players_upsert([game for _, game in new], by, now)
         game_copy.seats_copy(games=new, players=players)
-        standings_apply_games(game_ids=[game_pk for game_pk, _ in new])
+        # A seated event is ranked by its table placements: its games leave the standings.
+        standings_apply_games(game_ids=[pk for pk, game in new if not game.event.seated])
         out.ingested += len(new)
 
 
