@@ -32,16 +32,36 @@ REJECTS = [
         "id": None,
         "field": "record",
         "reason": "not JSON: Expecting value: line 1 column 1 (char 0)",
+        "record": "not json",
     },
-    {"line": 4, "id": "g-2", "field": "seats[2].hand[1]", "reason": "unknown card 'R10'"},
+    {
+        "line": 4,
+        "id": "g-2",
+        "field": "seats[2].hand[1]",
+        "reason": "unknown card 'R10'",
+        "record": json.loads(LINES[3]),
+    },
     {
         "line": 6,
         "id": "g-1",
         "field": "id",
         "reason": "id g-1 is already stored with a different record",
+        "record": json.loads(LINES[5]),
     },
-    {"line": 8, "id": None, "field": "record", "reason": "not JSON: NaN is not JSON"},
-    {"line": 9, "id": None, "field": "record", "reason": "a game record must be a JSON object"},
+    {
+        "line": 8,
+        "id": None,
+        "field": "record",
+        "reason": "not JSON: NaN is not JSON",
+        "record": "NaN",
+    },
+    {
+        "line": 9,
+        "id": None,
+        "field": "record",
+        "reason": "a game record must be a JSON object",
+        "record": ["a list"],
+    },
 ]
 
 
@@ -133,3 +153,37 @@ def test_a_corrupt_gzip_is_an_error_after_the_batches_read(
     with pytest.raises(CommandError, match="cannot read"):
         _import(path, "--quiet")
     assert db_counts()["Game"] == 0
+
+
+@pytest.mark.django_db
+def test_a_fixed_rejects_file_is_imported_again(tmp_path: Path, event: Event) -> None:
+    path = _write(tmp_path / "week.jsonl", LINES)
+    _import(path, "--quiet")
+    rows = _rejects(Path(f"{path}.rejects.jsonl"))
+    # The organiser fixes the bad card of g-2 and the line that was not JSON, in place.
+    rows[1]["record"]["seats"][2]["hand"] = ["G7", "R1"]
+    rows[0]["record"] = json.dumps(make_record("g-4", players=("b1", "b2", "b3", "b4")))
+    fixed = _write(tmp_path / "fixed.jsonl", [json.dumps(row, ensure_ascii=False) for row in rows])
+
+    out, _ = _import(fixed, "--quiet")
+
+    assert out.startswith(f"{fixed}: 5 lines: ingested 2, duplicates 0, conflicts 1, rejected 2")
+    again = _rejects(Path(f"{fixed}.rejects.jsonl"))
+    assert [(row["line"], row["id"], row["record"]) for row in again] == [
+        (3, "g-1", REJECTS[2]["record"]),
+        (4, None, "NaN"),
+        (5, None, ["a list"]),
+    ]
+    assert sorted(Game.objects.values_list("record_id", flat=True)) == ["g-1", "g-2", "g-3", "g-4"]
+
+
+@pytest.mark.django_db
+def test_a_gzip_file_is_read_by_its_magic_bytes_whatever_its_name(
+    tmp_path: Path, event: Event
+) -> None:
+    path = tmp_path / "week.jsonl"
+    path.write_bytes(gzip.compress((LINES[0] + "\n" + LINES[4] + "\n").encode()))
+
+    out, _ = _import(path, "--quiet")
+
+    assert out.startswith(f"{path}: 2 lines: ingested 2, duplicates 0, conflicts 0, rejected 0")

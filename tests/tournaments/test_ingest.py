@@ -630,7 +630,9 @@ def test_an_event_finalised_after_validation_is_checked_again_under_lock(
 
     assert (summary.ingested, summary.rejected) == (1, 1)
     reason = f"event {EVENT_CODE} is finalised; corrections go through their own path"
-    assert rejects == [{"line": 2, "id": "g-2", "field": "event", "reason": reason}]
+    assert rejects == [
+        {"line": 2, "id": "g-2", "field": "event", "reason": reason, "record": second}
+    ]
     assert db_counts()["Game"] == 1
 
 

@@ -138,6 +138,7 @@ def test_an_event_window_moved_after_validation_is_checked_again_under_lock(
             "id": "g-2",
             "field": "started_at",
             "reason": f"outside the window of event {event.code} ({window})",
+            "record": json.loads(lines[1]),
         }
     ]
     assert list(Game.objects.values_list("record_id", flat=True)) == ["g-1"]
@@ -185,7 +186,7 @@ def test_a_record_repeated_in_a_later_batch_is_caught_by_the_write(
 
     assert (summary.ingested, summary.duplicates, summary.conflicts) == (2, 1, 1)
     reason = "id g-2 is already stored with a different record"
-    assert rejects == [{"line": 4, "id": "g-2", "field": "id", "reason": reason}]
+    assert rejects == [{"line": 4, "id": "g-2", "field": "id", "reason": reason, "record": changed}]
     assert sorted(Game.objects.values_list("record_id", flat=True)) == ["g-1", "g-2"]
     assert Standing.objects.filter(event=event).count() == 4
 
@@ -207,7 +208,10 @@ def test_the_entrants_of_a_closed_event_are_loaded_before_validation_leaves_the_
 
     reason = f"player p0000004 has no entry in event {event.code} (entry is closed)"
     assert (summary.ingested, summary.rejected) == (0, 1)
-    assert rejects == [{"line": 1, "id": "g-1", "field": "seats[3].player.id", "reason": reason}]
+    field = "seats[3].player.id"
+    assert rejects == [
+        {"line": 1, "id": "g-1", "field": field, "reason": reason, "record": record("g-1")}
+    ]
     assert not Game.objects.exists()
 
 

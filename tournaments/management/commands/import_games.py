@@ -1,17 +1,20 @@
 """``manage.py import_games FILE``: bulk import of game records v1 (SPEC §9) from JSON Lines.
 
-``FILE`` is ``.jsonl`` or ``.jsonl.gz``. Records go through the same validation, scoring and
-writes as ``POST /api/games/`` (``flows.ingest.games_import``), in batches of
-``--batch-size`` (one transaction each; PostgreSQL: COPY). Rejected lines and conflicts are
-written to the rejects file, one JSON object a line: ``{"line", "id", "field", "reason"}``.
-Running the same file again changes nothing (every record is then a duplicate).
+``FILE`` is ``.jsonl`` or ``.jsonl.gz``: gzip when its name ends ``.gz`` or its first bytes
+are gzip's magic number. Records go through the same validation, scoring and writes as
+``POST /api/games/`` (``flows.ingest.games_import``), in batches of ``--batch-size`` (one
+transaction each; PostgreSQL: COPY). Rejected lines and conflicts are written to the
+rejects file, one JSON object a line: ``{"line", "id", "field", "reason", "record"}``, the
+record as read (a line that is not JSON: its text). Fix the records in place and import
+the rejects file itself: its rows are read as their records. Running the same file again
+changes nothing (every record is then a duplicate).
 """
 
 import gzip
 import json
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
@@ -20,6 +23,25 @@ from tqdm import tqdm
 from flows.ingest import games_import
 from ratings.tasks import ratings_update_task
 from tournaments.services.ingest import IMPORT_BATCH, ImportSummary
+
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+def _is_gzip(path: Path, raw: BinaryIO) -> bool:
+    magic = raw.read(len(GZIP_MAGIC))
+    raw.seek(0)
+    return path.name.endswith(".gz") or magic == GZIP_MAGIC
+
+
+def _reject_line(row: dict[str, Any]) -> str:
+    """One rejects-file line; text that is not valid Unicode (a lone surrogate read from a
+    ``\\u`` escape) is written escaped, so the file stays UTF-8 and reads back the same."""
+    text = json.dumps(row, ensure_ascii=False)
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        text = json.dumps(row)
+    return text + "\n"
 
 
 class Command(BaseCommand):
@@ -50,12 +72,10 @@ class Command(BaseCommand):
                 file=getattr(self.stderr, "_out", self.stderr),  # the stream, not the wrapper
             ) as bar,
         ):
-            stream: Iterable[bytes] = (
-                gzip.GzipFile(fileobj=raw) if path.name.endswith(".gz") else raw
-            )
+            stream: Iterable[bytes] = gzip.GzipFile(fileobj=raw) if _is_gzip(path, raw) else raw
 
             def on_rejects(rows: list[dict[str, Any]]) -> None:
-                rejects.writelines(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+                rejects.writelines(_reject_line(row) for row in rows)
 
             def on_batch(summary: ImportSummary) -> None:
                 bar.update(raw.tell() - bar.n)

@@ -5,9 +5,17 @@ batch path of ``ingest.batch`` (same outcomes, same guarantees), each batch its 
 transaction, so a rerun changes nothing. A line that is not JSON is a reject with its line
 number. Batches are pipelined (``games_import``): a second thread decodes and validates
 ahead while this one writes.
+
+**Rejects can be fixed and imported again.** Each reject (a line refused, or a conflict)
+holds ``line``, ``id``, ``field``, ``reason`` and ``record``: the JSON value as read, or the
+line's text when it is not JSON. A line that is such a reject row (an object with exactly
+those five keys: a game record has no ``line`` or ``reason`` and always an ``event``) is
+read as its ``record``, and a ``record`` that is text is read as a line again; so the
+rejects file, its records fixed in place, is itself a file to import.
 """
 
 import json
+from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -41,6 +49,9 @@ class ImportSummary:
     rejected: int = 0
 
 
+REJECT_KEYS = frozenset({"line", "id", "field", "reason", "record"})
+
+
 @dataclass
 class _Batch:
     """A batch of lines, decoded: the records with their line numbers, and the lines that
@@ -50,9 +61,39 @@ class _Batch:
     numbers: list[int] = field(default_factory=list)
     unreadable: list[dict[str, Any]] = field(default_factory=list)
 
+    def record_at(self, number: int) -> object:
+        """The record read from line ``number``."""
+        return self.records[bisect_left(self.numbers, number)]
+
 
 def _not_json_constant(name: str) -> None:
     raise ValueError(f"{name} is not JSON")
+
+
+class _UnreadableError(ValueError):
+    """A line that is not JSON: ``text`` is what its reject keeps as the record."""
+
+    def __init__(self, reason: str, text: str) -> None:
+        super().__init__(reason)
+        self.text = text
+
+
+def _text_of(line: str | bytes) -> str:
+    text = line.decode("utf-8", "replace") if isinstance(line, bytes) else line
+    return text.rstrip("\r\n")
+
+
+def _read(line: str | bytes) -> object:
+    """The record of a line: its JSON value, or the record of a reject row (module
+    docstring); `_UnreadableError` when the line (or a reject row's text) is not JSON."""
+    try:
+        value = json.loads(line, parse_constant=_not_json_constant)
+    except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+        raise _UnreadableError(f"not JSON: {exc}", _text_of(line)) from None
+    if isinstance(value, dict) and value.keys() == REJECT_KEYS:
+        record = value["record"]
+        return _read(record) if isinstance(record, str) else record
+    return value
 
 
 def _line_batches(
@@ -76,12 +117,10 @@ def _decoded(lines: Sequence[tuple[int, str | bytes]]) -> _Batch:
     batch = _Batch()
     for number, line in lines:
         try:
-            batch.records.append(json.loads(line, parse_constant=_not_json_constant))
-        except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
-            reason = f"not JSON: {exc}"
-            batch.unreadable.append(
-                {"line": number, "id": None, "field": "record", "reason": reason}
-            )
+            batch.records.append(_read(line))
+        except _UnreadableError as exc:
+            reject = {"line": number, "id": None, "field": "record", "reason": str(exc)}
+            batch.unreadable.append({**reject, "record": exc.text})
             continue
         batch.numbers.append(number)
     return batch
@@ -98,11 +137,23 @@ def _rejects(batch: _Batch, report: IngestReport) -> list[dict[str, Any]]:
     rows = (
         batch.unreadable
         + [
-            {"line": c.index, "id": c.id, "field": "id", "reason": c.reason}
+            {
+                "line": c.index,
+                "id": c.id,
+                "field": "id",
+                "reason": c.reason,
+                "record": batch.record_at(c.index),
+            }
             for c in report.conflicts
         ]
         + [
-            {"line": r.index, "id": r.id, "field": r.field, "reason": r.reason}
+            {
+                "line": r.index,
+                "id": r.id,
+                "field": r.field,
+                "reason": r.reason,
+                "record": batch.record_at(r.index),
+            }
             for r in report.rejected
         ]
     )
@@ -121,9 +172,10 @@ def games_import(
     """Ingest JSON Lines (one record per line) in batches through `games_ingest`'s path.
 
     ``suspensions`` are asked once per batch, as in ``games_ingest``. A line that is not
-    JSON is a reject with its line number (blank lines are skipped);
-    rejects and conflicts go to ``on_rejects`` as ``{"line", "id", "field", "reason"}``, in
-    line order. Each batch is its own transaction, so a rerun changes nothing.
+    JSON is a reject with its line number (blank lines are skipped); rejects and conflicts
+    go to ``on_rejects`` as ``{"line", "id", "field", "reason", "record"}``, in line order
+    (a reject row read back is its record: module docstring). Each batch is its own
+    transaction, so a rerun changes nothing.
 
     Batches are pipelined: while one batch is written (this thread then mostly waits on
     the database), a second thread decodes the batch after next and validates and scores
