@@ -12,21 +12,30 @@ announces nothing.
 
 ``champion_title_move`` is the titles side of a changed champion, shared with the
 corrections flow: the old champion's qualification is withdrawn and the new one's recorded.
+
+``events_auto_finalise`` is the beat job's (SPEC §8): it finalises, through this flow, every
+online event whose window closed more than ``settings.TOUR_AUTO_FINALISE_GRACE`` ago.
 """
 
+import logging
 from datetime import datetime
 
+from django.conf import settings
 from django.db import transaction
+from django.utils import timezone
 
 from accounts.models import Player, User
+from core.errors import ServiceError
 from integrity.tasks import audit_event_enqueue
 from titles.services import achievement_record, achievement_withdraw
-from tournaments.models import Event
+from tournaments.models import Event, EventStatus
 from tournaments.services import finalise
 from tournaments.services.finalise import FinaliseResult, champion_evidence, champion_source
 from webhooks.services import webhook_emit
 
-__all__ = ["champion_title_move", "event_finalise"]
+__all__ = ["champion_title_move", "event_finalise", "events_auto_finalise"]
+
+logger = logging.getLogger(__name__)
 
 
 def champion_title_move(
@@ -84,3 +93,35 @@ def event_finalise(
             )
             _announce(result.event)
     return result
+
+
+def events_auto_finalise(*, now: datetime | None = None) -> list[str]:
+    """Finalise every online (leaderboard) event whose window closed more than
+    ``settings.TOUR_AUTO_FINALISE_GRACE`` before ``now``; return their codes.
+
+    The beat job (``tournaments.tasks.events_auto_finalise_task``), SPEC §8. Events go in
+    window order (end, then start), so feeders are finalised before the events they feed
+    in the same run. An event that cannot be finalised yet (a feeder not finalised: a
+    seated one waits for its organiser) is logged and skipped, and tried again next run.
+    Seated events are never finalised here: they are the organiser's call. Each event is
+    finalised by ``event_finalise`` (its own transaction: its champion's title, its audit
+    queued on commit, the webhook), unattended (``by`` None); one already finalised is
+    not selected, so a second run finalises nothing.
+    """
+    moment = now or timezone.now()
+    closed = Event.objects.filter(
+        status=EventStatus.SCHEDULED,
+        format=Event.Format.LEADERBOARD,
+        ends_at__lt=moment - settings.TOUR_AUTO_FINALISE_GRACE,
+    ).order_by("ends_at", "starts_at", "pk")
+    finalised: list[str] = []
+    for event in closed:
+        try:
+            result = event_finalise(event=event, by=None, now=moment)
+        except ServiceError as exc:  # a refusal (ConflictError: a feeder not finalised)
+            logger.warning("auto-finalise skips event %s: %s", event.code, exc)
+            continue
+        if result.changed:
+            logger.info("auto-finalise: event %s finalised", event.code)
+            finalised.append(event.code)
+    return finalised

@@ -6,7 +6,7 @@ from typing import Any
 from celery import shared_task
 
 from accounts.models import User
-from flows.finalisation import event_finalise
+from flows.finalisation import event_finalise, events_auto_finalise
 from tournaments.models import Event
 
 
@@ -23,3 +23,10 @@ def event_finalise_task(event_id: int, user_id: int | None, force: bool = False)
         "champion": result.champion.external_id if result.champion else None,
         "entries": result.entries,
     }
+
+
+@shared_task(name="tournaments.events_auto_finalise", acks_late=True)
+def events_auto_finalise_task() -> dict[str, list[str]]:
+    """Finalise every online event closed past the grace (beat, every 5 minutes:
+    ``flows.finalisation.events_auto_finalise``); idempotent, so a redelivery is harmless."""
+    return {"finalised": events_auto_finalise()}

@@ -267,6 +267,12 @@ CONTENT_SECURITY_POLICY = {
     },
 }
 
+# --- Tournaments (SPEC §4, §8) -----------------------------------------------------------------
+# An online event is finalised by the beat job this long after its window closed.
+TOUR_AUTO_FINALISE_GRACE = timedelta(
+    minutes=env.int("TOUR_AUTO_FINALISE_GRACE_MINUTES", default=30)
+)
+
 # --- Ratings (ratings.services) -----------------------------------------------------------------
 # A rating stays provisional until its player has played this many rated games.
 RATING_PROVISIONAL_GAMES = env.int("RATING_PROVISIONAL_GAMES", default=20)
@@ -303,6 +309,10 @@ TITLES_AUTO_APPROVE_AFTER_DAYS = env.int("TITLES_AUTO_APPROVE_AFTER_DAYS", defau
 TITLES_REQUIRE_EVENT_AUDIT = env.bool("TITLES_REQUIRE_EVENT_AUDIT", default=True)
 # Beat schedule (Asia/Shanghai, CELERY_TIMEZONE); the DatabaseScheduler syncs it into the DB.
 CELERY_BEAT_SCHEDULE = {
+    "tournaments-auto-finalise": {
+        "task": "tournaments.events_auto_finalise",
+        "schedule": crontab(minute="*/5"),
+    },
     "titles-expire": {"task": "titles.expire", "schedule": crontab(minute=5, hour=0)},
     "titles-remind": {"task": "titles.remind", "schedule": crontab(minute=0, hour=9)},
     "titles-auto-approve": {"task": "titles.auto_approve", "schedule": crontab(minute=30, hour=0)},
