@@ -13,15 +13,16 @@ A season of the China UNO Online Tour is a run of weekly qualifiers and the fina
 * **Monthly final** (月赛): a week belongs to the month that holds its Thursday (SPEC §2;
   :func:`week_month`). The monthly final ``YYYY-MM-M`` is fed by the weekly finals of its
   month's weeks and is held on the 1st of the following month — unless that day is not after
-  the last weekly final it is fed by, then on the day after that weekly final. Example: the
+  the last weekly final it is fed by, or the month is the season's last (the season closes),
+  then on the day after that weekly final. Example: the
   last January 2021 week ends on Sunday 31 January, its weekly final is Monday 1 February, so
   the January monthly final is Tuesday 2 February. Window 10:00–23:59 that day.
 * **Quarterly final** (季赛): the season's months, in order, in consecutive blocks of three; the
   code ``YYYY-Qn-F`` is the calendar year and quarter of the block's last month. Fed by the
-  block's monthly finals. Held 4 days after the block's last monthly final, or on the date the
+  block's monthly finals. Held 2 days after the block's last monthly final, or on the date the
   organiser gives (which must be after that monthly final, and the dates must increase).
 * **Annual final** (年赛): ``YYYY-A`` for the season's ``year``, fed by every quarterly final,
-  held 7 days after the last one or on the date given (which must be after it).
+  held on the first Sunday after the last one or on the date given (which must be after it).
 
 Decisions (SPEC §2 leaves them open):
 
@@ -37,9 +38,21 @@ Decisions (SPEC §2 leaves them open):
 * **Quarter blocks.** Seasons of other lengths may end with a block of fewer than three months;
   it joins the block before it (blocks of 3–5 months), so that no two quarterly finals share a
   calendar quarter and a code.
-* **Stations** (站): every final (not the qualifiers) in date order, ties on one day ordered
-  weekly, monthly, quarterly, annual; numbered from 1 and named from ``cities`` in order,
-  cycling the list when it is shorter. A 52-week season has 52 + 12 + 4 + 1 = 69 stations.
+* **Stations** (站): every final (not the qualifiers) in date order, numbered from 1 and named
+  from ``cities`` in order, cycling the list when it is shorter. A 52-week season has
+  52 + 12 + 4 + 1 = 69 stations.
+* **One station a day.** A weekly final keeps its Monday (SPEC §2: "the Monday after"); the
+  monthly, quarterly and annual finals are placed after them, in date order, and one whose
+  day already holds a station yields: it moves to the next free day (a quarterly final
+  due on a Monday goes to the Tuesday). An organiser's date on a station's day is refused.
+* **The season closes in the week after its last qualifier** (:func:`season_last_day`): the
+  last weekly final on its Monday, the last monthly final on Tuesday to Thursday, the last
+  quarterly final two days later and the annual final on that week's Sunday, so every
+  default station lies between the season's first Monday and that Sunday, and the next
+  season may open the Monday after. A 52-week season from 2021-01-04 plays its last
+  qualifier 2021-12-27..2022-01-02, so it cannot close inside calendar 2021: its annual
+  final is Sunday 2022-01-09 (SPEC's 2021-12-26 came from a tour that held quarterly finals
+  before their months were played, which the feeding order here forbids).
 * Daily hours apply to the qualifiers only; a final's window is already one day's session.
   Windows are inclusive at both ends.
 * ``events`` are in date order: by start, then weekly qualifier, weekly, monthly, quarterly,
@@ -65,6 +78,7 @@ __all__ = [
     "EventPlan",
     "build_calendar",
     "event_code_for_week",
+    "season_last_day",
     "week_month",
 ]
 
@@ -84,8 +98,8 @@ DAILY_CLOSE = time(23, 59, 59, 999999)
 #: Daily session hours of a qualifier, inclusive: 10:00 to the end of 23:59.
 DAILY_HOURS: tuple[time, time] = (DAILY_OPEN, DAILY_CLOSE)
 
-QUARTERLY_AFTER_MONTHLY = timedelta(days=4)
-ANNUAL_AFTER_QUARTERLY = timedelta(days=7)
+QUARTERLY_AFTER_MONTHLY = timedelta(days=2)
+SUNDAY = 6
 
 _KIND_ORDER: dict[EventKind, int] = {kind: i for i, kind in enumerate(EventKind)}
 _WEEK_SUFFIX: dict[EventKind, str] = {
@@ -241,28 +255,66 @@ class _Windows:
         )
 
 
-def _monthly_days(months: Sequence[_Month]) -> dict[tuple[int, int], date]:
+def season_last_day(start: date, weeks: int = 52) -> date:
+    """The last day of a season of ``weeks`` qualifiers from Monday ``start``: the Sunday of
+    its closing week, the week after its last qualifier (module docstring)."""
+    return start + timedelta(weeks=weeks + 1, days=-1)
+
+
+#: The stations placed so far, by day: one station a day.
+_Taken = dict[date, str]
+
+
+def _free_day(day: date, code: str, taken: _Taken) -> date:
+    """``day``, or the first day after it that holds no station; taken by ``code``."""
+    while day in taken:
+        day += timedelta(days=1)
+    taken[day] = code
+    return day
+
+
+def _given_day(day: date, code: str, what: str, taken: _Taken) -> date:
+    """An organiser's date for ``code``, refused when another station holds that day."""
+    if day in taken:
+        raise ValueError(
+            f"{what} {code} on {day.isoformat()} falls on the day of {taken[day]}: "
+            "one station a day"
+        )
+    taken[day] = code
+    return day
+
+
+def _weekly_final_days(mondays: Sequence[date]) -> _Taken:
+    return {
+        monday + timedelta(days=7): event_code_for_week(monday, EventKind.WEEKLY_FINAL)
+        for monday in mondays
+    }
+
+
+def _monthly_days(months: Sequence[_Month], taken: _Taken) -> dict[tuple[int, int], date]:
     """Each month's final day: the 1st of the next month, or the day after the month's last
-    weekly final when that is later."""
+    weekly final when that is later or the month is the season's last (the season closes);
+    the next free day when a station holds it."""
     days: dict[tuple[int, int], date] = {}
-    for year_month, mondays in months:
+    for i, (year_month, mondays) in enumerate(months):
         last_weekly_final = mondays[-1] + timedelta(days=7)
         day = _first_of_next_month(year_month)
-        if day <= last_weekly_final:
+        if day <= last_weekly_final or i == len(months) - 1:
             day = last_weekly_final + timedelta(days=1)
-        days[year_month] = day
+        days[year_month] = _free_day(day, f"{_month_label(year_month)}-M", taken)
     return days
 
 
-def _annual_day(code: str, last_quarterly: date, annual_date: date | None) -> date:
+def _annual_day(code: str, last_quarterly: date, annual_date: date | None, taken: _Taken) -> date:
     if annual_date is None:
-        return last_quarterly + ANNUAL_AFTER_QUARTERLY
+        sunday = last_quarterly + timedelta(days=(SUNDAY - last_quarterly.weekday()) % 7 or 7)
+        return _free_day(sunday, code, taken)
     if annual_date <= last_quarterly:
         raise ValueError(
             f"annual final {code} on {annual_date.isoformat()} must be after the last "
             f"quarterly final ({last_quarterly.isoformat()})"
         )
-    return annual_date
+    return _given_day(annual_date, code, "annual final", taken)
 
 
 def _week_events(
@@ -351,12 +403,14 @@ def build_calendar(
     if not cities:
         raise ValueError("cities must name at least one city")
     window = _Windows(ZoneInfo(tz))
-    months = _season_months([start + timedelta(weeks=i) for i in range(weeks)])
+    mondays = [start + timedelta(weeks=i) for i in range(weeks)]
+    months = _season_months(mondays)
     blocks = _quarter_blocks(months)
-    monthly_day = _monthly_days(months)
-    quarterly_days = _quarterly_days(blocks, monthly_day, quarterly_dates)
+    taken = _weekly_final_days(mondays)
+    monthly_day = _monthly_days(months, taken)
+    quarterly_days = _quarterly_days(blocks, monthly_day, quarterly_dates, taken)
     annual_code = f"{year:04d}-A"
-    annual_day = _annual_day(annual_code, quarterly_days[-1], annual_date)
+    annual_day = _annual_day(annual_code, quarterly_days[-1], annual_date, taken)
     events: list[EventPlan] = []
     quarterly_codes: list[str] = []
     for block, day in zip(blocks, quarterly_days, strict=True):
@@ -411,10 +465,14 @@ def _quarterly_days(
     blocks: list[list[_Month]],
     monthly_day: dict[tuple[int, int], date],
     quarterly_dates: Sequence[date] | None,
+    taken: _Taken,
 ) -> list[date]:
     last_monthly = [monthly_day[block[-1][0]] for block in blocks]
     if quarterly_dates is None:
-        return [day + QUARTERLY_AFTER_MONTHLY for day in last_monthly]
+        return [
+            _free_day(day + QUARTERLY_AFTER_MONTHLY, _quarter_code(block[-1][0]), taken)
+            for block, day in zip(blocks, last_monthly, strict=True)
+        ]
     if len(quarterly_dates) != len(blocks):
         raise ValueError(
             f"quarterly_dates has {len(quarterly_dates)} dates; the season has "
@@ -433,5 +491,5 @@ def _quarterly_days(
                 f"quarterly final {code} on {day.isoformat()} must be after the previous "
                 f"quarterly final ({days[-1].isoformat()})"
             )
-        days.append(day)
+        days.append(_given_day(day, code, "quarterly final", taken))
     return days

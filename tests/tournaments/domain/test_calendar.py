@@ -17,6 +17,7 @@ from tournaments.domain.calendar import (
     EventKind,
     build_calendar,
     event_code_for_week,
+    season_last_day,
     week_month,
 )
 from tournaments.domain.cities import DEFAULT_CITIES
@@ -71,8 +72,9 @@ def assert_consistent(calendar: Calendar) -> None:
     assert [s.station for s in stations] == list(range(1, len(stations) + 1))
     assert {s.kind for s in stations} <= set(FINAL_KINDS)
     assert len(stations) == sum(1 for e in calendar.events if e.kind in FINAL_KINDS)
-    order = [(s.day, FINAL_KINDS.index(s.kind)) for s in stations]
-    assert order == sorted(order)
+    days = [s.day for s in stations]
+    assert days == sorted(days)
+    assert len(set(days)) == len(days), "two stations on one day"
     # weekly events carry the month of the monthly final they feed
     for final in calendar.of_kind(EventKind.WEEKLY_FINAL):
         assert final.feeds == f"{final.month}-M"
@@ -216,11 +218,70 @@ def test_default_quarterly_and_annual_days() -> None:
     calendar = build_calendar(2021, date(2021, 1, 4))
 
     assert calendar.by_code("2021-03-M").day == date(2021, 4, 1)
-    assert calendar.by_code("2021-Q1-F").day == date(2021, 4, 5)
+    assert calendar.by_code("2021-Q1-F").day == date(2021, 4, 3)  # 2 days after, a Saturday
     assert calendar.by_code("2021-Q4-F").day == calendar.by_code("2021-12-M").day + timedelta(
-        days=4
+        days=2
     )
-    assert calendar.by_code("2021-A").day == calendar.by_code("2021-Q4-F").day + timedelta(days=7)
+    assert calendar.by_code("2021-A").day == date(2022, 1, 9)  # the first Sunday after Q4
+
+
+# --- one station a day, inside the season ------------------------------------------------
+
+
+def test_the_2021_calendar_puts_one_station_on_each_day() -> None:
+    calendar = build_calendar(2021, date(2021, 1, 4))
+
+    on_day: dict[date, list[str]] = {}
+    for station in calendar.stations():
+        on_day.setdefault(station.day, []).append(station.code)
+    assert {day: codes for day, codes in on_day.items() if len(codes) > 1} == {}
+    # The weekly finals keep their Mondays; the quarterly finals are held on free days.
+    assert calendar.by_code("2021-W13-F").day == date(2021, 4, 5)
+    assert calendar.by_code("2021-W26-F").day == date(2021, 7, 5)
+    assert calendar.by_code("2021-Q1-F").day == date(2021, 4, 3)
+    assert calendar.by_code("2021-Q2-F").day == date(2021, 7, 3)
+
+
+def test_the_2021_season_closes_in_the_week_after_its_last_qualifier() -> None:
+    calendar = build_calendar(2021, date(2021, 1, 4))
+
+    # The 52nd qualifier is 2021-12-27..2022-01-02; the closing week is 2022-01-03..09.
+    assert season_last_day(date(2021, 1, 4), 52) == date(2022, 1, 9)
+    closing = {code: calendar.by_code(code).day for code in ("2021-W52-F", "2021-12-M")}
+    closing |= {code: calendar.by_code(code).day for code in ("2021-Q4-F", "2021-A")}
+    assert closing == {
+        "2021-W52-F": date(2022, 1, 3),
+        "2021-12-M": date(2022, 1, 4),
+        "2021-Q4-F": date(2022, 1, 6),
+        "2021-A": date(2022, 1, 9),
+    }
+    assert max(s.day for s in calendar.stations()) == date(2022, 1, 9)
+
+
+def _first_monday(year: int) -> date:
+    first = date(year, 1, 1)
+    return first + timedelta(days=-first.weekday() % 7)
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    year=st.integers(min_value=2020, max_value=2040), week=st.integers(min_value=0, max_value=51)
+)
+def test_any_season_2020_to_2040_has_one_station_a_day_inside_it(year: int, week: int) -> None:
+    start = _first_monday(year) + timedelta(weeks=week)
+    calendar = build_calendar(year, start)
+
+    days = [station.day for station in calendar.stations()]
+    assert len(days) == 69
+    assert len(set(days)) == len(days)
+    last = season_last_day(start, 52)
+    assert last == start + timedelta(weeks=53, days=-1)
+    assert all(start <= day <= last for day in days)
+    assert calendar.by_code(f"{year:04d}-A").day.weekday() == 6  # a Sunday
+    for event in calendar.events:
+        for feeder in event.fed_by:
+            assert calendar.by_code(feeder).ends_at < event.starts_at
+    assert_consistent(calendar)
 
 
 # --- 12 or 13 months: the merge rule ------------------------------------------------------
@@ -365,11 +426,11 @@ def test_another_time_zone() -> None:
 def test_organiser_given_quarterly_and_annual_dates() -> None:
     quarterly = [date(2021, 4, 6), date(2021, 7, 6), date(2021, 10, 8), date(2022, 1, 7)]
     calendar = build_calendar(
-        2021, date(2021, 1, 4), quarterly_dates=quarterly, annual_date=date(2022, 1, 20)
+        2021, date(2021, 1, 4), quarterly_dates=quarterly, annual_date=date(2022, 1, 8)
     )
 
     assert [e.day for e in calendar.of_kind(EventKind.QUARTERLY_FINAL)] == quarterly
-    assert calendar.by_code("2021-A").day == date(2022, 1, 20)
+    assert calendar.by_code("2021-A").day == date(2022, 1, 8)
     assert_consistent(calendar)
 
 
@@ -396,7 +457,7 @@ def test_quarterly_dates_must_match_the_quarters_and_increase() -> None:
             date(2021, 1, 4),
             quarterly_dates=[
                 date(2021, 4, 6),
-                date(2021, 12, 1),
+                date(2021, 12, 2),
                 date(2021, 10, 8),
                 date(2022, 1, 7),
             ],
@@ -434,20 +495,31 @@ def test_a_short_city_list_cycles() -> None:
     assert all(e.city is None and e.station is None for e in calendar.of_kind("weekly_qualifier"))
 
 
-def test_station_numbers_increase_in_date_order_with_kind_ties() -> None:
-    # Put Q1 on the day of a weekly final (a Monday) and on the day of a monthly final.
+def test_an_organiser_date_on_a_station_day_is_refused() -> None:
     base = build_calendar(2021, date(2021, 1, 4))
-    monday = date(2021, 4, 12)
-    assert base.by_code("2021-W14-F").day == monday
+    monday = base.by_code("2021-W14-F").day
+    assert monday == date(2021, 4, 12)
     quarterly = [monday, *(e.day for e in base.of_kind(EventKind.QUARTERLY_FINAL)[1:])]
-    calendar = build_calendar(2021, date(2021, 1, 4), quarterly_dates=quarterly)
 
-    weekly = calendar.by_code("2021-W14-F")
-    q1 = calendar.by_code("2021-Q1-F")
-    assert weekly.day == q1.day
-    assert weekly.station is not None
-    assert q1.station == weekly.station + 1
-    assert_consistent(calendar)
+    with pytest.raises(ValueError, match=r"2021-Q1-F on 2021-04-12 falls on the day of 2021-W14-F"):
+        build_calendar(2021, date(2021, 1, 4), quarterly_dates=quarterly)
+    busy = base.by_code("2021-12-M").day
+    with pytest.raises(ValueError, match=r"2021-A on 2022-01-04 .*must be after"):
+        build_calendar(2021, date(2021, 1, 4), annual_date=busy)
+
+
+def test_quarterly_finals_are_two_days_after_their_monthly_final_and_off_mondays() -> None:
+    # A monthly final on a Saturday would put its quarterly final on a Monday, but a month
+    # whose 1st is a Saturday has a weekly final on the Monday after: the monthly final then
+    # follows that one (a Tuesday). So no default quarterly final meets a weekly final.
+    for offset in range(3 * 52):
+        start = date(2021, 1, 4) + timedelta(weeks=offset)
+        calendar = build_calendar(start.year, start)
+        weekly_days = {e.day for e in calendar.of_kind(EventKind.WEEKLY_FINAL)}
+        for quarterly in calendar.of_kind(EventKind.QUARTERLY_FINAL):
+            assert quarterly.day not in weekly_days
+            last_monthly = calendar.by_code(quarterly.fed_by[-1]).day
+            assert (quarterly.day - last_monthly).days == 2, (start, quarterly.code)
 
 
 def test_by_code_names_a_missing_event() -> None:
