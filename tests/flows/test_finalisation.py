@@ -23,7 +23,8 @@ pytestmark = pytest.mark.django_db
 def test_the_flow_records_the_champions_qualification_and_queues_the_audit(
     organiser: User, django_capture_on_commit_callbacks: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _, monthly = _final_and_monthly()
+    weekly, monthly = _final_and_monthly()
+    finalise.event_finalise(event=weekly, by=None, now=AFTER)
     players = _field(monthly)
     queued: list[int] = []
     monkeypatch.setattr(audit_event_task, "delay", queued.append)
@@ -49,7 +50,8 @@ def test_the_flow_records_the_champions_qualification_and_queues_the_audit(
 def test_the_tournaments_service_alone_touches_no_other_app(
     django_capture_on_commit_callbacks: Any,
 ) -> None:
-    _, monthly = _final_and_monthly()
+    weekly, monthly = _final_and_monthly()
+    finalise.event_finalise(event=weekly, by=None, now=AFTER)
     players = _field(monthly)
 
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
@@ -62,7 +64,8 @@ def test_the_tournaments_service_alone_touches_no_other_app(
 def test_a_failure_on_the_titles_side_leaves_the_event_unfinalised(
     monkeypatch: pytest.MonkeyPatch, django_capture_on_commit_callbacks: Any
 ) -> None:
-    _, monthly = _final_and_monthly()
+    weekly, monthly = _final_and_monthly()
+    finalise.event_finalise(event=weekly, by=None, now=AFTER)
     _field(monthly)
 
     def broken(**kwargs: Any) -> None:

@@ -211,6 +211,7 @@ def test_a_sanction_voids_the_players_games_in_each_event_and_an_appeal_restores
     monthly, quarterly = _monthly_and_quarterly()
     players = _field(monthly)
     weekly = make_event(monthly.season, "2021-W05-F", "weekly_final", feeds=monthly)
+    event_finalise(event=weekly, by=None, now=AFTER)
     event_finalise(event=monthly, by=None, now=AFTER)
     a1 = players["a1"]
 

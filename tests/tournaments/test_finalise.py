@@ -215,7 +215,8 @@ def test_a_player_advancing_from_two_feeders_keeps_one_entry() -> None:
 def test_the_monthly_champion_earns_a_title_qualification(organiser: User) -> None:
     from titles.models import Qualification
 
-    _, monthly = _final_and_monthly()
+    weekly, monthly = _final_and_monthly()
+    event_finalise(event=weekly, by=organiser, now=AFTER)
     players = _field(monthly)
 
     event_finalise(event=monthly, by=organiser, now=AFTER)
@@ -288,3 +289,32 @@ def test_concurrent_finalisations_finalise_once() -> None:
 
     assert sorted(results) == [False, True]
     assert Entry.objects.filter(event=monthly).count() == 4
+
+
+def test_an_event_is_refused_while_a_feeder_is_not_finalised(organiser: User) -> None:
+    """Issue 23 item 2: 2021-02-M is fed by two weekly finals; with one still scheduled it
+    cannot be finalised, the error names the feeder, and nothing is written."""
+    weekly, monthly = _final_and_monthly()
+    other = make_event(
+        monthly.season,
+        "2021-W06-F",
+        "weekly_final",
+        starts_at=local(2021, 2, 15, 10),
+        ends_at=local(2021, 2, 15, 23),
+        feeds=monthly,
+    )
+    event_finalise(event=weekly, by=organiser, now=AFTER)
+    _field(monthly)
+    entries = _entries(monthly)
+
+    with pytest.raises(
+        ConflictError, match="^2021-02-M cannot be finalised before 2021-W06-F is finalised$"
+    ):
+        event_finalise(event=monthly, by=organiser, now=AFTER, force=True)
+
+    monthly.refresh_from_db()
+    assert (monthly.status, monthly.champion, monthly.finalised_at) == ("scheduled", None, None)
+    assert _entries(monthly) == entries
+    assert not Standing.objects.filter(event=monthly, advanced=True).exists()
+    event_finalise(event=other, by=organiser, now=AFTER)
+    assert event_finalise(event=monthly, by=organiser, now=AFTER).changed is True

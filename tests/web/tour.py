@@ -132,6 +132,13 @@ def _manual(player: Player, rule: str, on: date, source: str, by: User) -> Quali
     )
 
 
+def _finalise_in_order(event: Event, by: User) -> None:
+    """Finalise ``event`` after the feeders not yet finalised (events finalise in order)."""
+    for feeder in Event.objects.filter(feeds=event, status="scheduled").order_by("starts_at"):
+        _finalise_in_order(feeder, by)
+    event_finalise(event=event, by=by, now=NOW)
+
+
 def build_tour() -> Tour:
     """Build the tour (the clock must already stand at ``NOW``)."""
     ensure_roles()
@@ -159,8 +166,8 @@ def build_tour() -> Tour:
     play_rounds(monthly, field, skill, rounds=3, start=local(2021, 2, 2, 12))
     play_rounds(live, field, skill, rounds=4, start=local(2021, 2, 8, 11))
     play_rounds(live, newcomers, skill, rounds=1, start=local(2021, 2, 8, 13))
-    event_finalise(event=weekly, by=reviewer, now=NOW)
-    event_finalise(event=monthly, by=reviewer, now=NOW)
+    _finalise_in_order(weekly, reviewer)
+    _finalise_in_order(monthly, reviewer)
     weekly.refresh_from_db()
     monthly.refresh_from_db()
     live.refresh_from_db()

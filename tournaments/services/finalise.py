@@ -30,6 +30,9 @@ A re-finalisation after a correction (``event_refreeze``) diffs the champion and
 advancing set against what is stored and writes only what moved: rows that no longer
 advance lose their flags and ranks, rows whose ranks or lists changed are rewritten.
 
+Events are finalised in order: an event whose feeders (the events whose advancement writes
+its entries) are not all finalised is refused, naming them, forced or not.
+
 Finalising is idempotent (the second call changes nothing) and serialised by a row lock on
 the event (``select_for_update``): of two concurrent calls, one finalises and the other
 finds the work done. An event whose window has not ended is refused unless the organiser
@@ -292,11 +295,29 @@ def event_refreeze(*, event: Event) -> Outcome:
     return outcome
 
 
+def unfinalised_feeders(event: Event) -> list[str]:
+    """The codes of the events feeding ``event`` that are not finalised yet (cancelled
+    feeders feed nothing)."""
+    return sorted(
+        Event.objects.filter(feeds=event, status=EventStatus.SCHEDULED).values_list(
+            "code", flat=True
+        )
+    )
+
+
 def event_finalise_check(*, event: Event, force: bool, now: datetime | None = None) -> None:
-    """Raise ConflictError when ``event`` cannot be finalised now (cancelled, or its window
-    still open and not forced); a finalised event passes (finalising it is a no-op)."""
+    """Raise ConflictError when ``event`` cannot be finalised now (cancelled, a feeder not
+    finalised — forced or not —, or its window still open and not forced); a finalised
+    event passes (finalising it is a no-op)."""
     if event.status == EventStatus.CANCELLED:
         raise ConflictError(f"event {event.code} is cancelled and cannot be finalised")
+    waiting = unfinalised_feeders(event)
+    if event.status == EventStatus.SCHEDULED and waiting:
+        verb = "is" if len(waiting) == 1 else "are"
+        raise ConflictError(
+            f"{event.code} cannot be finalised before {', '.join(waiting)} {verb} finalised",
+            detail={"feeders": waiting},
+        )
     if (
         event.status == EventStatus.SCHEDULED
         and not force
