@@ -26,8 +26,9 @@ address and device. Then, for each size, in the same run:
 
 After seeding, the tables are vacuumed and analyzed and a checkpoint taken (neither side then
 pays for hint bits, autovacuum or dirty pages); service and baseline are then run
-alternately, ``RUNS`` times each, and each side's fastest run kept. Goal: service /
-baseline <= 2.0, for the co-seating audit and for the whole audit. The bench season, event,
+alternately, ``RUNS`` times each, and each side's fastest run kept; both ratios are printed.
+The budget (issue 22): the whole audit of the largest size within 300 s and 2 GB of peak
+process memory (at scale 1.0, 10,000,000 games). The bench season, event,
 games, seats and players are removed before and after.
 """
 
@@ -53,7 +54,9 @@ BENCH_YEAR = 2997
 EVENT = "bench-audit"
 PREFIX = "bench-au-"
 START = datetime(2021, 3, 1, tzinfo=TOUR_TZ)
-GOAL = 2.0
+#: Issue 22's budget for the whole audit of a 10,000,000-game window (scale 1.0).
+GOAL_SECONDS = 300.0
+GOAL_PEAK_MB = 2048
 RUNS = 3
 
 
@@ -217,20 +220,16 @@ def audit_stage(scale: float, out: TextIO) -> list[Result]:
             f"audit {games:,} games: whole audit {whole:.2f} s ({steps}), ratio "
             f"{whole_ratio:.2f}; process peak {peak:.0f} MB\n"
         )
-        for size, value, measured in (
-            (f"{games:,} games", service, ratio),
-            (f"{games:,} games, whole audit", whole, whole_ratio),
-        ):
-            results.append(
-                Result(
-                    stage="audit",
-                    size=size,
-                    value=value,
-                    unit="s",
-                    baseline=baseline,
-                    ratio=measured,
-                    goal=f"<= {GOAL}",
-                    passed=measured <= GOAL,
-                )
+        results.append(
+            Result(
+                stage="audit",
+                size=f"{games:,} games, whole audit, peak {peak:,.0f} MB",
+                value=whole,
+                unit="s",
+                baseline=baseline,
+                ratio=whole_ratio,
+                goal=f"<= {GOAL_SECONDS:g} s, <= {GOAL_PEAK_MB:,} MB",
+                passed=whole <= GOAL_SECONDS and peak <= GOAL_PEAK_MB,
             )
+        )
     return results

@@ -5,8 +5,8 @@ CI smoke size). The stage simulates the week (``tournaments.simulation``), write
 temporary ``.jsonl`` and imports it through the service path ``import_games`` uses
 (``games_import``: parse, validate, score, COPY games and seats, players, standings). Then, in
 the same run, it COPYs the identical game and seat rows, already prepared as tuples, three
-ways, and reports the service's rate (rows/s of games + seats) against each (goal: at least
-half):
+ways, and reports the service's rate (rows/s of games + seats) and its ratio to each (the
+budget, issue 22: at least 15,000 rows/s through the service):
 
 * **bare COPY**: temporary tables ``LIKE`` the real ones: no index, no constraint, no WAL —
   the least any storing can cost;
@@ -43,7 +43,8 @@ BENCH_YEAR = 2999
 BENCH_EVENT = "bench-ingest"
 PLAYER_PREFIX = "bench-p"
 MONDAY = date(2021, 2, 1)
-GOAL = 0.5
+#: Issue 22's budget: player-game rows (games + seats) a second through the service.
+GOAL_ROWS_PER_SECOND = 15_000
 
 
 def _bench_event() -> Event:
@@ -215,8 +216,8 @@ def ingest(scale: float, out: TextIO) -> list[Result]:
             unit="rows/s",
             baseline=rows / seconds,
             ratio=rate * seconds / rows,
-            goal=f">= {GOAL}",
-            passed=rate * seconds / rows >= GOAL,
+            goal=f">= {GOAL_ROWS_PER_SECOND:,} rows/s",
+            passed=rate >= GOAL_ROWS_PER_SECOND,
         )
         for name, seconds in baselines
     ]

@@ -15,9 +15,10 @@ run:
   eligible rows in the same order — the least any ranking of the board must do (the best
   of two runs).
 
-Goal: service / baseline <= 2.0. After timing, the advancing rows are checked against a
-window ranking of the whole board (``leaderboard_ranks``). The bench season, events, rows and
-players are removed before and after.
+The budget (issue 22): 3 s at scale 1.0 (1,000,000 players); the ratio is printed. After
+timing, the advancing rows are checked against a window ranking of the whole board
+(``leaderboard_ranks``). The bench season, events, rows and players are removed before and
+after.
 """
 
 from datetime import date, datetime, timedelta
@@ -41,7 +42,8 @@ QUALIFIER = "bench-lb-Q"
 FINAL = "bench-lb-F"
 PLAYER_PREFIX = "bench-lb-"
 MONDAY = date(2021, 2, 1)
-GOAL = 2.0
+#: Issue 22's budget for finalising a qualifier (1,000,000 players at scale 1.0).
+GOAL_SECONDS = 3.0
 BIG_PROVINCES = ("广东", "江苏", "浙江", "山东", "河南", "四川")
 
 
@@ -201,7 +203,7 @@ def leaderboard(scale: float, out: TextIO) -> list[Result]:
             unit="s",
             baseline=bare,
             ratio=service / bare,
-            goal=f"<= {GOAL}",
-            passed=service / bare <= GOAL,
+            goal=f"<= {GOAL_SECONDS:g} s",
+            passed=service <= GOAL_SECONDS,
         )
     ]
