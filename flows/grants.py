@@ -1,11 +1,14 @@
 """Grant approval with the integrity check (SPEC §6 "Grants go through review", §7).
 
-A grant from an event is approvable only once the integrity audit of that event has run and
-raised nothing against its player (:func:`grant_audit_is_clean`, switched off by
-``settings.TITLES_REQUIRE_EVENT_AUDIT``). Grants without an event (World Cup
-representation, manual entries) have no event audit: for those the reviewer's decision and
-the hold of an open case (``titles.services.player_is_held``) are the check. These flows ask
-the integrity app and call the titles services with its answer; API views, pages, tasks and
+A grant from an event is approvable by a reviewer only once the integrity audit of that
+event has completed and raised nothing against its player (:func:`grant_audit_is_clean`,
+switched off by ``settings.TITLES_REQUIRE_EVENT_AUDIT``). Grants without an event (World
+Cup representation, manual entries) have no event audit: for those the reviewer's decision
+and the hold of an open case (``titles.services.player_is_held``) are the check.
+Auto-approval has no reviewer, so it always needs that completed, clean audit
+(:func:`grant_audit_completed`, whatever the switch): a grant without an event, of an
+unknown event or of an event not yet audited waits for a reviewer. These flows ask the
+integrity app and call the titles services with its answer; API views, pages, tasks and
 commands approve through them.
 """
 
@@ -22,14 +25,20 @@ from titles.selectors import QueueItem
 from tournaments.models import Event
 
 
-def grant_audit_is_clean(qualification: Qualification) -> bool:
-    """Whether the integrity audit of the qualification's event has run and raised nothing
-    against its player; ``True`` for a grant without an event or with the check off."""
+def grant_audit_completed(qualification: Qualification) -> bool:
+    """Whether the qualification has an event whose integrity audit has completed and
+    raised nothing against its player (``False`` without an event, or of an unknown one)."""
     code = (qualification.evidence or {}).get("event")
-    if not code or not settings.TITLES_REQUIRE_EVENT_AUDIT:
-        return True
-    event = Event.objects.filter(code=code).first()
+    event = Event.objects.filter(code=code).first() if code else None
     return event is not None and event_audit_is_clean(event, player=qualification.player)
+
+
+def grant_audit_is_clean(qualification: Qualification) -> bool:
+    """A reviewer's check: :func:`grant_audit_completed`, but ``True`` for a grant without
+    an event (the reviewer is its check) or with ``TITLES_REQUIRE_EVENT_AUDIT`` off."""
+    if not (qualification.evidence or {}).get("event"):
+        return True
+    return not settings.TITLES_REQUIRE_EVENT_AUDIT or grant_audit_completed(qualification)
 
 
 def qualification_approve(
@@ -55,8 +64,9 @@ def qualifications_bulk_approve(
 
 
 def qualifications_auto_approve() -> int:
-    """Approve the clean pending grants past the objection window (off unless configured)."""
-    return titles.qualifications_auto_approve(audit_is_clean=grant_audit_is_clean)
+    """Approve the pending grants past the objection window whose event's audit has
+    completed clean (off unless configured); the others wait for a reviewer."""
+    return titles.qualifications_auto_approve(audit_is_clean=grant_audit_completed)
 
 
 def review_items(qualifications: list[Qualification]) -> list[QueueItem]:

@@ -19,8 +19,9 @@ from integrity.models import AuditRun, Case
 from tests.titles import conftest as titles_fixtures
 from tests.tournaments.factories import make_event, make_season
 from titles import services
-from titles.models import Qualification
+from titles.models import Qualification, TitleChange
 from tournaments.models import Event
+from webhooks.models import Delivery, Subscription
 
 pytestmark = pytest.mark.django_db
 
@@ -159,6 +160,36 @@ def test_auto_approval_takes_only_audited_grants(
     audited(event)
     assert grants.qualifications_auto_approve() == 1
     assert Qualification.objects.get(pk=grant.pk).status == "approved"
+
+
+def test_auto_approval_needs_a_completed_clean_audit_even_with_the_check_off(
+    settings: Any, make_player: Callable[..., Player], event: Event
+) -> None:
+    """No event, an unknown event, an event not audited: each waits for a reviewer, and a
+    refused auto-approval writes nothing (no decision, no history, no webhook)."""
+    settings.TITLES_AUTO_APPROVE_AFTER_DAYS = 0
+    settings.TITLES_REQUIRE_EVENT_AUDIT = False
+    Subscription.objects.create(
+        name="partner", url="http://127.0.0.1:9/hook", secret="s", events=["title.granted"]
+    )
+    manual = pending(make_player(), "manual:test-held", event=None)
+    unknown = pending(make_player(), "event:b", event="2099-W01-Q")
+    waiting = pending(make_player(), "event:a")
+
+    assert grants.qualifications_auto_approve() == 0
+    assert set(Qualification.objects.values_list("status", flat=True)) == {"pending"}
+    assert Qualification.objects.filter(decided_at__isnull=False).count() == 0
+    assert TitleChange.objects.count() == 0
+    assert Delivery.objects.count() == 0
+
+    audited(event)
+    assert grants.qualifications_auto_approve() == 1
+    assert dict(Qualification.objects.values_list("pk", "status")) == {
+        manual.pk: "pending",
+        unknown.pk: "pending",
+        waiting.pk: "approved",
+    }
+    assert Delivery.objects.filter(event_type="title.granted").count() == 1
 
 
 # --- the titles layers import no other app ----------------------------------------------------
