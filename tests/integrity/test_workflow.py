@@ -97,6 +97,7 @@ def _monthly_with_a_farm() -> tuple[Event, Event, dict[str, Player]]:
 
 def _master(player: Player, reviewer: User, source: str) -> Qualification:
     rule = QualificationRule.objects.get(key="monthly_champion")
+    entrant, _ = User.objects.get_or_create(username="entrant")  # four eyes: not the approver
     qualification = qualification_enter(
         player=player,
         rule=rule,
@@ -104,7 +105,7 @@ def _master(player: Player, reviewer: User, source: str) -> Qualification:
         source=source,
         evidence={},
         reason="entered for the test",
-        by=reviewer,
+        by=entrant,
     )
     return qualification_approve(
         qualification=qualification,

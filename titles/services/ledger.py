@@ -28,6 +28,8 @@ PENDING = QualificationStatus.PENDING
 APPROVED = QualificationStatus.APPROVED
 REJECTED = QualificationStatus.REJECTED
 VOIDED = QualificationStatus.VOIDED
+#: The source prefix of a reviewer's manual entry (:func:`qualification_enter`).
+MANUAL = "manual:"
 
 #: The rules seeded on migrate (seeds: 大师资格 (1) and (3); SPEC §2). The seeds' missing
 #: qualification (2) and any other achievement are added in the admin.
@@ -156,7 +158,7 @@ def qualification_enter(
         raise ServiceError(f"Rule {rule.key!r} is not active.")
     if on > tour_today():
         raise ServiceError(f"A qualification cannot be dated in the future ({on}).")
-    full_source = f"manual:{source}"
+    full_source = f"{MANUAL}{source}"
     qualification, written = record_pending(
         rule=rule,
         player=player,

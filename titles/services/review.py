@@ -1,15 +1,17 @@
 """Grant review (SPEC §6, "Grants go through review"): approve, reject, in bulk, automatically.
 
-A qualification is recorded ``pending``; it counts once approved. Approval needs the player
-not held (:func:`player_is_held`: an open integrity case lists them) and the integrity audit
-of its event run and clean. The audit is the integrity app's: the caller answers it
-(``audit_clean``, or an ``audit_is_clean`` check per grant) — ``flows.grants`` is the caller
-that asks the integrity app. Decisions are conditional on the qualification's ``version``
-(optimistic locking): of two reviewers deciding the same grant at once, one wins and the
-other gets a ``ConflictError`` (HTTP 409). Rejecting also reverses an earlier approval (a
-rejected grant recomputes everything after it); approving also reverses an earlier
-rejection. Every decision is also one structured log line (logger ``unotour.titles``,
-``core.logs``) when its transaction commits.
+A qualification is recorded ``pending``; it counts once approved. Approval needs four eyes
+(the reviewer who entered a qualification by hand, ``manual:…``, cannot approve it: another
+reviewer must), the player not held (:func:`player_is_held`: an open integrity case lists
+them) and the integrity audit of its event run and clean. The audit is the integrity app's:
+the caller answers it (``audit_clean``, or an ``audit_is_clean`` check per grant) —
+``flows.grants`` is the caller that asks the integrity app; for auto-approval it answers
+"clean" only for a completed, clean audit of the grant's event. Decisions are conditional on
+the qualification's ``version`` (optimistic locking): of two reviewers deciding the same
+grant at once, one wins and the other gets a ``ConflictError`` (HTTP 409). Rejecting also
+reverses an earlier approval (a rejected grant recomputes everything after it); approving
+also reverses an earlier rejection. Every decision is also one structured log line (logger
+``unotour.titles``, ``core.logs``) when its transaction commits.
 """
 
 import logging
@@ -28,7 +30,7 @@ from core.errors import ConflictError, NotFoundError, ServiceError
 from core.logs import log_event_on_commit
 from titles.models import Qualification
 from titles.recompute import titles_lock, titles_recompute
-from titles.services.ledger import APPROVED, PENDING, REJECTED
+from titles.services.ledger import APPROVED, MANUAL, PENDING, REJECTED
 
 logger = logging.getLogger(__name__)
 decisions = logging.getLogger("unotour.titles")
@@ -49,7 +51,15 @@ def player_is_held(player: Player) -> bool:
     return bool(case.objects.filter(status="open", players=player).exists())
 
 
-def _refuse_unless_approvable(qualification: Qualification, *, audit_clean: bool) -> None:
+def _refuse_unless_approvable(
+    qualification: Qualification, *, by: User | None, audit_clean: bool
+) -> None:
+    entered = qualification.source.startswith(MANUAL)
+    if entered and by is not None and qualification.created_by_id == by.pk:
+        raise ConflictError(
+            "Four eyes: you entered this qualification, so another reviewer must approve it.",
+            detail={"reason": "four_eyes"},
+        )
     if player_is_held(qualification.player):
         raise ConflictError(
             "The player has an open integrity case: their grants are held.",
@@ -75,7 +85,7 @@ def _decide(
     with transaction.atomic():
         titles = titles_lock([qualification.player_id])
         if to == APPROVED:
-            _refuse_unless_approvable(qualification, audit_clean=audit_clean)
+            _refuse_unless_approvable(qualification, by=by, audit_clean=audit_clean)
         written = Qualification.objects.filter(
             pk=qualification.pk, version=expected_version, status__in=allowed_from
         ).update(
@@ -160,7 +170,8 @@ def qualifications_bulk_approve(
     *, items: Sequence[tuple[int, int]], by: User | None, reason: str, audit_is_clean: AuditCheck
 ) -> BulkOutcome:
     """Approve ``(id, expected_version)`` pairs, each in its own transaction; a refused one
-    (held, not audited, decided by someone else) does not stop the others."""
+    (entered by the same reviewer, held, not audited, decided by someone else) does not stop
+    the others."""
     outcome = BulkOutcome()
     found = Qualification.objects.select_related("player").in_bulk([pk for pk, _ in items])
     for pk, expected_version in items:
