@@ -132,5 +132,5 @@ class InternationalMasterAdmin(ReadOnlyAdmin[InternationalMaster]):
 
 @admin.register(Notification)
 class NotificationAdmin(ReadOnlyAdmin[Notification]):
-    list_display = ("player", "term", "valid_until", "days", "email", "sent_at")
+    list_display = ("player", "term", "valid_until", "days", "channel", "email", "sent_at")
     list_filter = ("days",)

@@ -370,11 +370,19 @@ class InternationalMaster(models.Model):
         return f"{self.player_id} international {self.granted_on}"
 
 
+class NotificationChannel(models.TextChoices):
+    """How a reminder reached its holder: ``none`` is a reminder due that no channel could
+    carry (no e-mail address yet); it is sent once the holder has one."""
+
+    EMAIL = "email", "e-mail"
+    NONE = "none", "no channel"
+
+
 class Notification(models.Model):
     """An expiry reminder (SPEC §8), ``days`` before ``valid_until`` of a term; sent once.
 
     Unique per term, expiry day and threshold: a term extended to a new ``valid_until``
-    gets reminders again for its new end.
+    gets reminders again for its new end. ``sent_at`` is set only when it was delivered.
     """
 
     player = models.ForeignKey("accounts.Player", on_delete=models.CASCADE, related_name="+")
@@ -382,13 +390,21 @@ class Notification(models.Model):
     valid_until = models.DateField()
     days = models.PositiveSmallIntegerField()
     email = models.EmailField(blank=True)
-    sent_at = models.DateTimeField(default=timezone.now)
+    channel = models.CharField(
+        max_length=8, choices=NotificationChannel.choices, default=NotificationChannel.EMAIL
+    )
+    sent_at = models.DateTimeField(null=True, blank=True, default=timezone.now)
 
     class Meta:
-        ordering = ["-sent_at"]
+        ordering = ["-id"]
         constraints = [
             models.UniqueConstraint(
                 fields=["player", "term", "valid_until", "days"], name="reminder_once"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(channel="none", sent_at__isnull=True)
+                | models.Q(~models.Q(channel="none"), sent_at__isnull=False),
+                name="reminder_sent_when_delivered",
             ),
         ]
 

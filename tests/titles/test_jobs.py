@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from django.conf import settings
 from django.core import mail
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 
 from accounts.models import Player, User
 from core.errors import ServiceError
@@ -32,6 +32,7 @@ def test_expiry_sweep_lapses_once_and_a_second_run_changes_nothing(
     grant(lifetime, "nc", date(2021, 11, 20), achievement="national_championship")
     grant(valid, "m", date(2021, 12, 1))
     changes = TitleChange.objects.count()
+    freeze(date(2022, 3, 2))
 
     assert services.titles_expire(today=date(2022, 1, 10)) == 0  # last valid day of one
     assert services.titles_expire(today=date(2022, 3, 2)) == 2
@@ -77,9 +78,10 @@ def test_a_reminder_is_sent_once_30_and_7_days_before_the_end(
     grant(holder, "m", date(2021, 3, 1))
     grant(silent, "m", date(2021, 3, 1))
     code = TitleTerm.objects.get(player=holder).code
+    freeze(date(2022, 2, 25))
 
     assert services.titles_remind(today=date(2022, 1, 29)) == 0  # 31 days left
-    assert services.titles_remind(today=date(2022, 1, 30)) == 2
+    assert services.titles_remind(today=date(2022, 1, 30)) == 1  # the silent one: no channel
     assert len(mail.outbox) == 1
     assert mail.outbox[0].to == ["monkey@example.com"]
     assert "2022-03-01" in mail.outbox[0].subject
@@ -88,15 +90,17 @@ def test_a_reminder_is_sent_once_30_and_7_days_before_the_end(
     assert services.titles_remind(today=date(2022, 2, 10)) == 0
     assert len(mail.outbox) == 1
 
-    assert services.titles_remind(today=date(2022, 2, 22)) == 2  # 7 days left
+    assert services.titles_remind(today=date(2022, 2, 22)) == 1  # 7 days left
     assert services.titles_remind(today=date(2022, 2, 25)) == 0
     assert len(mail.outbox) == 2
-    assert sorted(Notification.objects.values_list("player_id", "days", "email")) == sorted(
+    assert sorted(
+        Notification.objects.values_list("player_id", "days", "email", "channel")
+    ) == sorted(
         [
-            (holder.pk, 30, "monkey@example.com"),
-            (holder.pk, 7, "monkey@example.com"),
-            (silent.pk, 30, ""),
-            (silent.pk, 7, ""),
+            (holder.pk, 30, "monkey@example.com", "email"),
+            (holder.pk, 7, "monkey@example.com", "email"),
+            (silent.pk, 30, "", "none"),
+            (silent.pk, 7, "", "none"),
         ]
     )
 
@@ -109,6 +113,7 @@ def test_a_term_first_seen_close_to_its_end_gets_only_the_7_day_reminder(
     freeze(date(2021, 6, 1))
     holder = make_player(email="a@example.com")
     grant(holder, "m", date(2021, 3, 1))
+    freeze(date(2022, 2, 27))
     assert services.titles_remind(today=date(2022, 2, 26)) == 1
     assert services.titles_remind(today=date(2022, 2, 27)) == 0
     assert list(Notification.objects.values_list("days", flat=True)) == [7]
@@ -159,6 +164,7 @@ def test_commands_run_the_same_services(
 ) -> None:
     freeze(date(2021, 6, 1))
     grant(player, "m", date(2021, 3, 1))
+    freeze(date(2022, 3, 2))
     outputs = []
     for args in (
         ["titles_expire", "--today", "2022-03-02"],
@@ -204,3 +210,81 @@ def test_tasks_are_thin_and_idempotent(
         tasks.titles_recompute.delay().get(),
     ]
     assert results == [0, 0, 0, 0, 1]
+
+
+# --- a day after the real tour day needs --simulate ------------------------------------------
+
+
+def test_a_future_today_is_refused_and_writes_nothing(
+    freeze: Callable[[date], None], player: Player, grant: Callable[..., Qualification]
+) -> None:
+    freeze(date(2021, 3, 1))
+    grant(player, "m", date(2021, 3, 1))
+    freeze(date(2022, 3, 1))  # the term's last valid day
+    before = (
+        list(PlayerTitle.objects.values_list("status", flat=True)),
+        TitleChange.objects.count(),
+        Notification.objects.count(),
+    )
+
+    with pytest.raises(CommandError, match=r"2022-03-02 is after the tour day 2022-03-01"):
+        call_command("titles_expire", "--today", "2022-03-02", stdout=StringIO())
+    with pytest.raises(CommandError, match="--simulate"):
+        call_command("titles_remind", "--today", "2022-03-02", stdout=StringIO())
+    with pytest.raises(ServiceError, match="after the tour day"):
+        services.titles_expire(today=date(2022, 3, 2))
+
+    assert before == (
+        ["master"],
+        TitleChange.objects.count(),
+        Notification.objects.count(),
+    )
+    assert not TitleChange.objects.filter(kind="lapsed").exists()
+
+
+def test_a_simulated_day_runs_and_says_so_in_the_log_and_the_history(
+    freeze: Callable[[date], None],
+    player: Player,
+    grant: Callable[..., Qualification],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    freeze(date(2021, 3, 1))
+    grant(player, "m", date(2021, 3, 1))
+    out = StringIO()
+    with caplog.at_level("WARNING", logger="unotour.titles"):
+        call_command("titles_expire", "--today", "2022-03-02", "--simulate", stdout=out)
+    assert out.getvalue() == "1 term(s) lapsed\n"
+    [lapse] = TitleChange.objects.filter(kind="lapsed")
+    assert lapse.reason == "expiry sweep (simulated as of 2022-03-02)"
+    [line] = [r for r in caplog.records if r.getMessage() == "job_simulated"]
+    assert line.fields == {  # type: ignore[attr-defined]
+        "job": "titles_expire",
+        "today": "2022-03-02",
+        "tour_today": "2021-03-01",
+    }
+
+
+def test_a_reminder_without_a_channel_is_not_counted_as_sent(
+    freeze: Callable[[date], None],
+    make_player: Callable[..., Player],
+    grant: Callable[..., Qualification],
+) -> None:
+    freeze(date(2021, 3, 1))
+    silent = make_player()
+    grant(silent, "m", date(2021, 3, 1))
+    freeze(date(2022, 2, 22))
+
+    assert services.titles_remind() == 0
+    [notice] = Notification.objects.all()
+    assert (notice.days, notice.channel, notice.sent_at) == (7, "none", None)
+    assert len(mail.outbox) == 0
+
+    # Once the player has an address, the reminder still due goes out, once.
+    silent.user = User.objects.create_user(username="silent", email="s@example.com")
+    silent.save()
+    assert services.titles_remind() == 1
+    assert services.titles_remind() == 0
+    [notice] = Notification.objects.all()
+    assert (notice.channel, notice.email) == ("email", "s@example.com")
+    assert notice.sent_at is not None
+    assert len(mail.outbox) == 1

@@ -2,9 +2,17 @@
 
 Both are idempotent: the sweep lapses each ended Master term once and writes each lapse to
 the history once; a :class:`~titles.models.Notification` row per (term, end day, threshold)
-guards each reminder e-mail.
+guards each reminder, which counts as sent only once it was delivered (an e-mail went out):
+a holder without an address gets a ``none`` row, and the reminder goes out on a later run
+once they have one.
+
+Both run as of the tour day (:func:`core.clock.tour_today`). A command may give an earlier
+``today``; a later one is refused unless ``simulate`` is set (:func:`job_day`), which is
+logged (``job_simulated``, logger ``unotour.titles``) and written into the reason of the
+history rows the run adds. Beat never simulates.
 """
 
+import logging
 from datetime import date, timedelta
 
 from django.core.mail import send_mail
@@ -12,10 +20,13 @@ from django.db import transaction
 from django.utils import timezone
 
 from core.clock import tour_today
+from core.errors import ServiceError
+from core.logs import log_event
 from titles.announce import changes_announce
 from titles.models import (
     ChangeKind,
     Notification,
+    NotificationChannel,
     PlayerTitle,
     TermState,
     TitleChange,
@@ -27,12 +38,38 @@ from titles.recompute import titles_lock
 #: Reminders go this many days before a Master term ends (SPEC §8).
 REMINDER_DAYS = (30, 7)
 
+jobs_log = logging.getLogger("unotour.titles")
 
-def titles_expire(*, today: date | None = None) -> int:
+
+def job_day(*, job: str, today: date | None, simulate: bool) -> tuple[date, str]:
+    """The day ``job`` runs as and the note its history reasons carry: the tour day by
+    default; ``today`` if not after it; a later ``today`` only when ``simulate`` (logged)."""
+    real = tour_today()
+    day = today or real
+    if day > real and not simulate:
+        raise ServiceError(
+            f"{day} is after the tour day {real}: a job does not run in the future"
+            " (give --simulate to simulate that day).",
+            detail={"today": day.isoformat(), "tour_today": real.isoformat()},
+        )
+    if not simulate:
+        return day, ""
+    log_event(
+        jobs_log,
+        logging.WARNING,
+        "job_simulated",
+        job=job,
+        today=day.isoformat(),
+        tour_today=real.isoformat(),
+    )
+    return day, f" (simulated as of {day})"
+
+
+def titles_expire(*, today: date | None = None, simulate: bool = False) -> int:
     """The daily expiry sweep: Master terms whose ``valid_until`` has passed (Asia/Shanghai)
     become lapsed, their holders' status too, and each lapse is written to the history once.
-    Idempotent; returns the number of terms that lapsed."""
-    today = today or tour_today()
+    Idempotent; returns the number of terms that lapsed. ``today``/``simulate``: :func:`job_day`."""
+    today, note = job_day(job="titles_expire", today=today, simulate=simulate)
     ended = TitleTerm.objects.filter(state=TermState.CURRENT, valid_until__lt=today)
     player_ids = sorted(set(ended.values_list("player_id", flat=True)))
     now = timezone.now()
@@ -55,7 +92,7 @@ def titles_expire(*, today: date | None = None) -> int:
                     source=term.sources[-1],
                     valid_until=term.valid_until,
                     at=now,
-                    reason="expiry sweep",
+                    reason=f"expiry sweep{note}",
                 )
                 for term in terms
                 if (term.player_id, term.valid_until + timedelta(days=1), term.sources[-1])
@@ -86,11 +123,48 @@ def _reminder_text(term: TitleTerm, days: int) -> tuple[str, str]:
     return subject, body
 
 
-def titles_remind(*, today: date | None = None) -> int:
+def _remind(term: TitleTerm, days: int) -> bool:
+    """Send ``term``'s ``days`` reminder unless it went out already; whether it went now."""
+    user = term.player.user
+    email = user.email if user is not None else ""
+    with transaction.atomic():
+        notice, created = Notification.objects.select_for_update().get_or_create(
+            player=term.player,
+            term=term,
+            valid_until=term.valid_until,
+            days=days,
+            defaults={"email": email, "channel": NotificationChannel.NONE, "sent_at": None},
+        )
+        if notice.channel != NotificationChannel.NONE:
+            return False
+        if not email:
+            if created:
+                log_event(
+                    jobs_log,
+                    logging.INFO,
+                    "reminder_no_channel",
+                    player=term.player.external_id,
+                    valid_until=term.valid_until.isoformat(),
+                    days=days,
+                )
+            return False
+        subject, body = _reminder_text(term, days)
+        send_mail(subject, body, None, [email])
+        notice.email, notice.channel, notice.sent_at = (
+            email,
+            NotificationChannel.EMAIL,
+            timezone.now(),
+        )
+        notice.save(update_fields=["email", "channel", "sent_at"])
+    return True
+
+
+def titles_remind(*, today: date | None = None, simulate: bool = False) -> int:
     """Remind holders 30 and 7 days before their Master term ends (SPEC §8), once each. A
     term first seen with 7 days or fewer left gets only the 7-day reminder; Lifetime Masters
-    get none. Returns the number of reminders recorded."""
-    today = today or tour_today()
+    get none. Returns the number of reminders sent (delivered). ``today``/``simulate``:
+    :func:`job_day`."""
+    today, _ = job_day(job="titles_remind", today=today, simulate=simulate)
     horizon = today + timedelta(days=max(REMINDER_DAYS))
     terms = (
         TitleTerm.objects.filter(
@@ -103,19 +177,5 @@ def titles_remind(*, today: date | None = None) -> int:
     sent = 0
     for term in terms:
         left = (term.valid_until - today).days
-        days = min(d for d in REMINDER_DAYS if d >= left)
-        user = term.player.user
-        email = user.email if user is not None else ""
-        with transaction.atomic():
-            _, created = Notification.objects.get_or_create(
-                player=term.player,
-                term=term,
-                valid_until=term.valid_until,
-                days=days,
-                defaults={"email": email},
-            )
-            if created and email:
-                subject, body = _reminder_text(term, days)
-                send_mail(subject, body, None, [email])
-        sent += created
+        sent += _remind(term, min(d for d in REMINDER_DAYS if d >= left))
     return sent

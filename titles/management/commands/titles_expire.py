@@ -1,10 +1,13 @@
-"""``manage.py titles_expire [--today YYYY-MM-DD]``: the daily expiry sweep (SPEC §8)."""
+"""``manage.py titles_expire [--today YYYY-MM-DD [--simulate]]``: the daily expiry sweep
+(SPEC §8). A ``--today`` after the tour day needs ``--simulate`` (logged; the lapses'
+reason says so)."""
 
 from datetime import date
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from core.errors import ServiceError
 from titles.services import titles_expire
 
 
@@ -13,7 +16,13 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--today", type=date.fromisoformat, default=None)
+        parser.add_argument(
+            "--simulate", action="store_true", help="allow a --today after the tour day"
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        lapsed = titles_expire(today=options["today"])
+        try:
+            lapsed = titles_expire(today=options["today"], simulate=options["simulate"])
+        except ServiceError as exc:
+            raise CommandError(exc.message) from exc
         self.stdout.write(f"{lapsed} term(s) lapsed")
