@@ -1,12 +1,20 @@
-"""Refuse a request whose path or query string holds a NUL character (``%00``): PostgreSQL
-text cannot hold one, so such a value reaching a query would fail as a server error (500)
-instead of the 400 it deserves. Checked once here, for every page and API route; JSON bodies
-are checked by the serializers (DRF's CharField refuses NUL) and the ingest service."""
+"""Middleware of the whole site.
+
+:class:`RejectNulMiddleware` refuses a request whose path or query string holds a NUL
+character (``%00``): PostgreSQL text cannot hold one, so such a value reaching a query would
+fail as a server error (500) instead of the 400 it deserves. Checked once here, for every
+page and API route; JSON bodies are checked by the serializers (DRF's CharField refuses NUL)
+and the ingest service.
+
+:class:`LoopbackHealthzMiddleware` answers the container's own healthcheck whatever
+``ALLOWED_HOSTS`` holds (production adds it first in the chain)."""
 
 from collections.abc import Callable
 from urllib.parse import unquote_to_bytes
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
+
+from core.health import healthz
 
 
 class RejectNulMiddleware:
@@ -20,4 +28,25 @@ class RejectNulMiddleware:
                 {"code": "invalid", "message": "The path or query holds a NUL character."},
                 status=400,
             )
+        return self.get_response(request)
+
+
+#: Addresses of the machine itself: the container's own healthcheck comes from one of these.
+LOOPBACK = frozenset({"127.0.0.1", "::1"})
+
+
+class LoopbackHealthzMiddleware:
+    """Answer ``GET /healthz`` from the machine itself (the compose healthcheck's
+    ``http://127.0.0.1:8000/healthz``) before anything asks for the host: placed first, ahead
+    of ``SecurityMiddleware`` (whose https redirect reads the host) and ``CommonMiddleware``
+    (which validates it against ``ALLOWED_HOSTS``). Every other request, and ``/healthz``
+    from elsewhere, goes through the whole chain: the public name still needs an allowed
+    host and https."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if request.path_info == "/healthz" and request.META.get("REMOTE_ADDR") in LOOPBACK:
+            return healthz(request)
         return self.get_response(request)

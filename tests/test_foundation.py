@@ -1,6 +1,7 @@
 """The foundation: health, the OpenAPI schema, offline docs, settings, tokens, roles."""
 
 import re
+from pathlib import Path
 
 import pytest
 from django.core.management import call_command
@@ -196,3 +197,122 @@ def test_compose_describes_production() -> None:
     example = (root / ".env.example").read_text()
     for key in ("DATABASE_URL=postgres://", "CELERY_BROKER_URL=redis://", "DJANGO_SECRET_KEY="):
         assert key in example
+
+
+# --- /healthz answers the container's own healthcheck in production --------------------------
+
+ROOT = Path(__file__).resolve().parent.parent
+
+#: Requests made under ``config.settings.production`` with ``.env.example``'s settings:
+#: (Host, REMOTE_ADDR, path) → the status each gets.
+PRODUCTION_PROBE = """
+import json, django
+django.setup()
+from django.test import Client
+answers = {}
+for host, addr, path in [
+    ("127.0.0.1:8000", "127.0.0.1", "/healthz"),
+    ("127.0.0.1:8000", "127.0.0.1", "/"),
+    ("127.0.0.1:8000", "203.0.113.7", "/healthz"),
+    ("tour.example.org", "203.0.113.7", "/healthz"),
+]:
+    response = Client(REMOTE_ADDR=addr).get(path, HTTP_HOST=host)
+    answers[f"{host} {addr} {path}"] = response.status_code
+print(json.dumps(answers))
+"""
+
+
+def _production_env() -> dict[str, str]:
+    """The environment of ``.env.example``, its database, broker and cache on this machine."""
+    import os
+
+    from django.db import connection
+
+    env = dict(
+        line.split("=", 1)
+        for line in (ROOT / ".env.example").read_text().splitlines()
+        if line and not line.startswith("#")
+    )
+    db = connection.settings_dict
+    env["DATABASE_URL"] = (
+        f"postgres://{db['USER']}:{db['PASSWORD'] or ''}@{db['HOST'] or '127.0.0.1'}:"
+        f"{db['PORT'] or 5432}/{db['NAME']}"
+    )
+    env["CELERY_BROKER_URL"] = "redis://127.0.0.1:6379/14"
+    env["CACHE_URL"] = "redis://127.0.0.1:6379/15"
+    return {**os.environ, **env}
+
+
+def _compose_healthcheck() -> list[str]:
+    """The web service's healthcheck command, as docker-compose.yml gives it."""
+    import yaml
+
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    test: list[str] = compose["services"]["web"]["healthcheck"]["test"]
+    assert test[0] == "CMD"
+    return test[1:]
+
+
+def test_production_answers_the_loopback_healthz_and_nothing_else_without_its_host(
+    django_db_setup: None,
+) -> None:
+    """The compose healthcheck's request (Host 127.0.0.1:8000, plain http, from the machine
+    itself) is answered; that Host on another path, or from elsewhere, is still refused, and
+    the public name is still sent to https."""
+    import json
+    import subprocess
+    import sys
+
+    probe = subprocess.run(  # noqa: S603 - a fixed command line
+        [sys.executable, "-c", PRODUCTION_PROBE],
+        cwd=ROOT,
+        env=_production_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert probe.returncode == 0, probe.stderr[-2000:]
+    assert json.loads(probe.stdout.splitlines()[-1]) == {
+        "127.0.0.1:8000 127.0.0.1 /healthz": 200,
+        "127.0.0.1:8000 127.0.0.1 /": 400,
+        "127.0.0.1:8000 203.0.113.7 /healthz": 400,
+        "tour.example.org 203.0.113.7 /healthz": 301,
+    }
+
+
+def test_the_compose_healthcheck_passes_against_gunicorn_with_the_example_env(
+    django_db_setup: None,
+) -> None:
+    """gunicorn under ``config.settings.production`` with ``.env.example``'s settings, and
+    the compose healthcheck's exact command (its port moved to a free one) exits 0."""
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen(  # noqa: S603 - a fixed command line
+        [sys.executable, "-m", "gunicorn", "config.wsgi", "--bind", f"127.0.0.1:{port}"],
+        cwd=ROOT,
+        env=_production_env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    command = [part.replace(":8000/", f":{port}/") for part in _compose_healthcheck()]
+    command[0] = sys.executable if command[0] == "python" else command[0]
+    try:
+        for _ in range(100):
+            with socket.socket() as attempt:
+                if attempt.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.1)
+        check = subprocess.run(  # noqa: S603 - the compose file's command
+            command, capture_output=True, text=True, timeout=30, check=False
+        )
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+    assert check.returncode == 0, check.stderr[-2000:]

@@ -10,6 +10,9 @@ from .base import env
 DEBUG = False
 SECRET_KEY = env.str("DJANGO_SECRET_KEY")
 ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS")
+# The container's healthcheck asks http://127.0.0.1:8000/healthz from inside: answered from
+# loopback before the host check and the https redirect (docs/decisions.md, issue 23 item 9).
+MIDDLEWARE = ["core.middleware.LoopbackHealthzMiddleware", *MIDDLEWARE]  # noqa: F405
 
 if not os.environ.get("DATABASE_URL"):
     raise ImproperlyConfigured(
