@@ -314,3 +314,10 @@ def test_no_session_or_integrity_detail_on_public_pages(tour: Tour) -> None:
         body = response.getvalue().decode()  # the streamed content joined, or the content
         for secret in (SECRET_IP, SECRET_DEVICE, SECRET_CLIENT, SECRET_REASON, SECRET_CASE):
             assert secret not in body, (url, secret)
+
+
+@pytest.mark.parametrize("url", ["/players/p0000001/", "/players/p0000001/titles/"])
+def test_an_as_of_that_is_not_a_date_is_a_400_with_a_message(tour: Tour, url: str) -> None:
+    html = page(url + "?as_of=yesterday", status=400)
+    assert "查询日期无效" in html
+    assert "2021-02-08，小猴子的头衔" not in html  # no answer for today in its place

@@ -14,8 +14,8 @@ from rest_framework.views import APIView
 
 from accounts.provinces import PROVINCE_CHOICES
 from core.clock import tour_today
-from core.errors import found
-from core.serializers import PlayerSerializer
+from core.errors import ServiceError, found
+from core.serializers import ErrorSerializer, PlayerSerializer
 from titles import selectors
 from titles.api.serializers import (
     PLAYER_ID,
@@ -57,11 +57,15 @@ class PlayerTitlesView(APIView):
     @extend_schema(
         operation_id="player_titles",
         parameters=[PLAYER_ID, InputSerializer],
-        responses=OutputSerializer,
+        responses={200: OutputSerializer, 400: ErrorSerializer},
     )
     def get(self, request: Request, player_id: str) -> Response:
         params = self.InputSerializer(data=request.query_params)
-        params.is_valid(raise_exception=True)
+        if not params.is_valid():
+            raise ServiceError(
+                f"as_of is not a date: give it as YYYY-MM-DD ({request.query_params['as_of']!r}).",
+                detail=params.errors,
+            )
         day = params.validated_data.get("as_of") or tour_today()
         titles = selectors.player_titles_on(player=player_of(player_id), day=day)
         term = None

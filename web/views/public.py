@@ -234,14 +234,25 @@ def _titles_on(
     request: HttpRequest, player: Player, today: TitlesOn | None = None
 ) -> dict[str, Any]:
     """The "as of a day" form and its answer; ``today`` is the answer for today (the form's
-    default) when the caller has read it."""
+    default) when the caller has read it. An ``as_of`` that is not a date gets no answer
+    but ``as_of_error`` (the view answers 400), never today's answer in its place."""
     form = AsOfForm(request.GET if "as_of" in request.GET else None)
-    day: date = form.cleaned_data["as_of"] if form.is_valid() else tour_today()
+    if form.is_bound and not form.is_valid():
+        return {
+            "as_of_form": form,
+            "titles_on": None,
+            "as_of_error": _("查询日期无效：请按 YYYY-MM-DD 填写。"),
+        }
+    day: date = form.cleaned_data["as_of"] if form.is_bound else tour_today()
     if not form.is_bound:
         form = AsOfForm(initial={"as_of": day})
     if today is not None and day == today.day:
         return {"as_of_form": form, "titles_on": today}
     return {"as_of_form": form, "titles_on": player_titles_on(player=player, day=day)}
+
+
+def _as_of_status(context: dict[str, Any]) -> int:
+    return 400 if "as_of_error" in context else 200
 
 
 def _chart_points(player: Player) -> list[list[Any]]:
@@ -327,13 +338,14 @@ def player(request: HttpRequest, external_id: str) -> HttpResponse:
         },
         **_titles_on(request, shown, today=data["titles_today"]),
     }
-    return render(request, "web/player.html", context)
+    return render(request, "web/player.html", context, status=_as_of_status(context))
 
 
 def player_titles(request: HttpRequest, external_id: str) -> HttpResponse:
     """The "as of a day" answer alone (htmx target of the date form)."""
     player = get_object_or_404(Player, external_id=external_id)
-    return render(request, "web/_titles_on.html", _titles_on(request, player))
+    context = _titles_on(request, player)
+    return render(request, "web/_titles_on.html", context, status=_as_of_status(context))
 
 
 # --- titles ----------------------------------------------------------------------------------

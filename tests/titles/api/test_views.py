@@ -290,3 +290,15 @@ def test_world_cup_representatives_are_entered_by_organisers(
         "/api/titles/world-cup/representatives/", {**body, "ranking": "2x"}, format="json"
     )
     assert bad.status_code == 400
+
+
+def test_an_as_of_that_is_not_a_date_is_a_400_naming_the_parameter(
+    api: APIClient, player: Player
+) -> None:
+    for bad in ("yesterday", "2021-02-30", "2021-1-1x"):
+        response = api.get(f"/api/players/{player.external_id}/titles/", {"as_of": bad})
+        assert response.status_code == 400, bad
+        body = response.json()
+        assert body["code"] == "invalid"
+        assert "as_of" in body["message"]
+        assert "YYYY-MM-DD" in body["message"]
