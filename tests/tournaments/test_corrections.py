@@ -87,6 +87,8 @@ def test_a_void_after_finalisation_moves_champion_advancement_and_title(
         "champion": {"before": "a1", "after": "a2"},
         "advanced": {"added": ["a2"], "removed": ["a1"]},
         "entries": {"added": ["a2"], "removed": ["a1"]},
+        "fed": {"event": "2021-Q1-F", "played": False, "field_changed": False},
+        "qualifications": {"withdrawn": "a1", "recorded": "a2"},
         "standings": [
             {
                 "player": "a1",

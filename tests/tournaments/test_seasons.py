@@ -219,16 +219,18 @@ def test_ruleset_clean_accepts_the_defaults() -> None:
     assert clean["tiebreak_order"] == ["total", "player"]
 
 
-def test_result_rules_lock_once_an_event_is_finalised() -> None:
+def test_season_wide_rules_lock_once_an_event_is_finalised() -> None:
     season = season_create(year=2021, start=date(2021, 1, 4))
     Event.objects.filter(code="2021-W01-Q").update(status="finalised")
 
-    with pytest.raises(ConflictError, match="best_n can no longer change"):
-        season_update(season=season, changes={"best_n": 10}, by=None, reason="late")
+    with pytest.raises(ConflictError, match="tiebreak_order can no longer change"):
+        season_update(
+            season=season, changes={"tiebreak_order": ["total", "best"]}, by=None, reason="late"
+        )
     season_update(season=season, changes={"cities": ["南京"]}, by=None, reason="names only")
 
     season.refresh_from_db()
-    assert (season.best_n, season.cities) == (15, ["南京"])
+    assert (season.tiebreak_order[0], season.cities) == ("total", ["南京"])
 
 
 # --- the command ---------------------------------------------------------------------------
@@ -293,3 +295,52 @@ def test_the_admin_edits_the_ruleset_with_errors_on_the_field(admin_client_user:
     season.refresh_from_db()
     assert season.best_n == 12
     assert CalendarChange.objects.filter(action="ruleset", reason="shorter weeks").count() == 1
+
+
+def test_quotas_change_for_the_events_not_yet_finalised(organiser: User) -> None:
+    """Issue 23 item 11: W01-F finalised with 3 national places; the season's quota for
+    weekly finals becomes 1: W02-F advances one, W01-F keeps its three (even re-frozen by a
+    correction), and the change is logged."""
+    from flows.corrections import game_void
+    from flows.finalisation import event_finalise
+    from tests.tournaments.factories import make_players, score_games
+    from tournaments.models import Entry
+
+    quotas = {
+        "weekly_qualifier": {"national": 0, "per_province": 0},
+        "weekly_final": {"national": 3, "per_province": 0},
+        "monthly_final": {"national": 1, "per_province": 0},
+        "quarterly_final": {"national": 1, "per_province": 0},
+        "annual_final": {"national": 0, "per_province": 0},
+    }
+    season = season_create(
+        year=2021,
+        start=date(2021, 1, 4),
+        ruleset={"quotas": quotas, "best_n": 1, "minimum_games": 1},
+    )
+    after = local(2021, 1, 19, 12)
+    for code in ("2021-W01-Q", "2021-W02-Q"):
+        event_finalise(event=Event.objects.get(code=code), by=organiser, now=after)
+    w01, w02 = Event.objects.get(code="2021-W01-F"), Event.objects.get(code="2021-W02-F")
+    first, second = make_players(5), make_players(5)
+    w01_games = score_games(w01, {p: [50 - i] for i, p in enumerate(first)})
+    score_games(w02, {p: [50 - i] for i, p in enumerate(second)})
+    event_finalise(event=w01, by=organiser, now=after)
+
+    changed = quotas | {"weekly_final": {"national": 1, "per_province": 0}}
+    season_update(season=season, changes={"quotas": changed}, by=organiser, reason="smaller")
+    event_finalise(event=w02, by=organiser, now=after)
+    game_void(game=w01_games[4], by=organiser, reason="desync")
+
+    monthly = Event.objects.get(code="2021-01-M")
+    sources = sorted(
+        Entry.objects.filter(event=monthly).values_list("source__code", "player__external_id")
+    )
+    assert sources == [("2021-W01-F", p.external_id) for p in first[:3]] + [
+        ("2021-W02-F", second[0].external_id)
+    ]
+    log = CalendarChange.objects.filter(action="ruleset").get()
+    assert (log.by, log.reason) == (organiser, "smaller")
+    assert log.diff["quotas"]["before"]["weekly_final"] == {"national": 3, "per_province": 0}
+    assert log.diff["quotas"]["after"]["weekly_final"] == {"national": 1, "per_province": 0}
+    assert log.diff["kept_by"] == ["2021-W01-F", "2021-W01-Q", "2021-W02-Q"]

@@ -1,5 +1,6 @@
 """The corrections log: every change to results after the fact, with who, when, why and the
-diff of what it changed downstream (SPEC §4)."""
+diff of what it changed downstream (SPEC §4), and the organiser's decisions about events
+whose field a correction changed after they were played (replay or keep)."""
 
 from django.conf import settings
 from django.db import models
@@ -13,6 +14,8 @@ class Correction(models.Model):
         FIX_GAME = "fix_game", "fix a game's hands"
         VOID_PLAYER = "void_player", "void a player's games"
         RESTORE_PLAYER = "restore_player", "restore a player's games"
+        REPLAY_FIELD = "replay_field", "replay an event on its changed field"
+        KEEP_FIELD = "keep_field", "keep an event's result on its changed field"
 
     action = models.CharField(max_length=16, choices=Action.choices)
     event = models.ForeignKey("tournaments.Event", on_delete=models.PROTECT, related_name="+")

@@ -1,5 +1,7 @@
 """Seasons with their ruleset as data, and their events (SPEC §2, §4)."""
 
+from typing import Any
+
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
@@ -60,6 +62,16 @@ class Season(models.Model):
     cities = models.JSONField(default=default_cities)
     placement_points = models.JSONField(default=default_placement_points)
     created_at = models.DateTimeField(default=timezone.now)
+
+    #: The ruleset fields each finalised event keeps (``Event.ruleset``).
+    rule_fields = (
+        "best_n",
+        "minimum_games",
+        "quotas",
+        "card_table",
+        "singles_scoring",
+        "placement_points",
+    )
 
     class Meta:
         ordering = ["-year"]
@@ -133,6 +145,19 @@ class Event(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     leaderboard_version = models.PositiveBigIntegerField(default=0)
+    # The season's result rules the event was finalised with (``Season.rule_fields``);
+    # empty while it is not finalised: it follows the season's current ruleset.
+    ruleset = models.JSONField(default=dict, blank=True)
+    # Set when a correction upstream changed the field of this event after it was played;
+    # cleared by the organiser's decision (replay or keep).
+    field_changed_at = models.DateTimeField(null=True, blank=True)
+    field_changed_by = models.ForeignKey(
+        "tournaments.Correction",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
 
     class Meta:
         ordering = ["starts_at", "code"]
@@ -154,6 +179,12 @@ class Event(models.Model):
     @property
     def is_finalised(self) -> bool:
         return self.status == EventStatus.FINALISED
+
+    def rule(self, name: str) -> Any:
+        """A result rule of this event: the one it was finalised with, else the season's."""
+        if name in self.ruleset:
+            return self.ruleset[name]
+        return getattr(self.season, name)
 
 
 class Entry(models.Model):

@@ -91,9 +91,9 @@ def station_title(event: Event) -> str:
 
 
 def event_quota(event: Event) -> Quota:
-    """The season's quota for the event's kind; nobody advances from an event that feeds
-    nothing (or whose kind has no quota)."""
-    quota = event.season.quotas.get(event.kind) if event.feeds_id else None
+    """The quota for the event's kind (the one it was finalised with, else the season's);
+    nobody advances from an event that feeds nothing (or whose kind has no quota)."""
+    quota = event.rule("quotas").get(event.kind) if event.feeds_id else None
     if not quota:
         return Quota(national=0, per_province=0)
     return Quota(national=quota["national"], per_province=quota["per_province"])
@@ -103,4 +103,4 @@ def event_minimum_games(event: Event) -> int:
     """Games needed to be ranked: the season's minimum, or one table in a seated event."""
     if event.format == Event.Format.SEATED:
         return SEATED_MINIMUM_TABLES
-    return event.season.minimum_games
+    return int(event.rule("minimum_games"))

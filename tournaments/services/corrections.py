@@ -5,12 +5,14 @@ sanction voids every game of a player in a set of events (``player_games_void``,
 ``player_games_restore`` on appeal). Each runs in one transaction that also recomputes the
 affected standings (``standings_recompute``) and, when the event is finalised, re-runs its
 finalisation and moves everything downstream in tournaments (``event_refreeze``: champion,
-advancement, the fed event's entries). The champion's title qualification is the other app's
-part: ``flows.corrections`` runs these services and moves it (``champion_change`` reads
-what moved) in the same transaction; callers call the flow. A ``Correction`` row keeps who,
-when, why and the diff: the standings changed (with the corrected players' finalised ranks,
-read from the board's order before and after), the champion before and after, the players
-whose advancement was added or removed and the fed event's entries added or removed.
+advancement, the fed event's entries; a fed event already played is marked for the
+organiser's decision: ``tournaments.services.cascade``). The champion's title
+qualification is the other app's part: ``flows.corrections`` runs these services and
+moves it (``champion_change`` reads what moved) in the same transaction; callers call the
+flow. A ``Correction`` row keeps who, when, why and the diff: the standings changed (with
+the corrected players' finalised ranks, read from the board's order before and after), the
+champion before and after, the players whose advancement was added or removed, the fed
+event's entries added or removed and whether it was marked (``fed``).
 
 Decisions:
 
@@ -20,10 +22,12 @@ Decisions:
 * A seat stays voided while either its game or its player is voided: restoring a game keeps
   the seats of players whose games in that event are voided, and the other way round.
 * A fixed game keeps its original record digest, so a re-send of the original record stays a
-  harmless duplicate and never undoes the fix. Hands are checked against the season's card
-  table and re-scored by the season's scoring (singles) or ``tour_doubles``.
-* Results already played in a fed event are not changed by a correction upstream: its
-  entries are added or removed, and the organiser decides about the rest.
+  harmless duplicate and never undoes the fix. Hands are checked against the event's card
+  table and re-scored by its scoring (singles) or ``tour_doubles`` (``Event.rule``: the
+  rules it was finalised with, else the season's).
+* The chain goes on past the fed event as ``tournaments.services.cascade`` says: the fed
+  event's entries move; one already played is marked and keeps its result until the
+  organiser replays it on the new field (and the chain goes on) or keeps it.
 * Locks, in a fixed order: the events (by id), then their standings (in player order).
 """
 
@@ -38,6 +42,7 @@ from tournaments.domain.cards import CardError, CardTable, hand_points, parse_ha
 from tournaments.domain.scoring import score_game
 from tournaments.models import Correction, Event, EventStatus, Game, Seat, Standing
 from tournaments.selectors.leaderboard import live_ranks
+from tournaments.services.cascade import fed_field_mark
 from tournaments.services.finalise import event_refreeze
 from tournaments.services.seated import seated_standings_recompute
 from tournaments.services.standings import standings_recompute
@@ -85,17 +90,25 @@ def _recompute(
     else:
         standings_recompute(event=event, player_ids=player_ids)
     diff: dict[str, Any] = dict(extra or {})
+    outcome = None
     if event.status == EventStatus.FINALISED:
-        diff.update(event_refreeze(event=event).as_diff())
+        outcome = event_refreeze(event=event)
+        diff.update(outcome.as_diff())
     after = _snapshot(event, player_ids)
     diff["standings"] = [
         {"player": key, "before": before.get(key), "after": after.get(key)}
         for key in sorted(set(before) | set(after))
         if before.get(key) != after.get(key)
     ]
-    return Correction.objects.create(
+    correction = Correction.objects.create(
         action=action, event=event, game=game, player=player, by=by, reason=reason, diff=diff
     )
+    if outcome is not None:
+        fed = fed_field_mark(event=event, outcome=outcome, correction=correction)
+        if fed:
+            correction.diff["fed"] = fed
+            correction.save(update_fields=["diff"])
+    return correction
 
 
 def _locked_event(event_id: int) -> Event:
@@ -169,8 +182,7 @@ def game_fix(
                 f"give the hands of exactly the game's players: {', '.join(keys)}",
                 detail={"hands": sorted(set(hands) ^ set(keys))},
             )
-        season = event.season
-        table = CardTable.from_dict(season.card_table)
+        table = CardTable.from_dict(event.rule("card_table"))
         try:
             parsed = [parse_hand(hands[key], table, seat=i) for i, key in enumerate(keys)]
             validate_deal(parsed, table)
@@ -190,7 +202,7 @@ def game_fix(
         if locked.mode == Game.Mode.DOUBLES:
             scores = score_game("tour_doubles", points, [seat.team for seat in seats])
         else:
-            scores = score_game(season.singles_scoring, points)
+            scores = score_game(event.rule("singles_scoring"), points)
         before = [[s.player.external_id, s.hand, s.hand_points, s.score] for s in seats]
         for seat, hand, point, score in zip(seats, parsed, points, scores, strict=True):
             seat.hand, seat.hand_points, seat.score = " ".join(hand), point, score

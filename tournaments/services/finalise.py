@@ -11,7 +11,10 @@ the champion's title qualification (SPEC §4 "Finalising an event…", §2 quota
   ORDER BY …)`` SELECT filtered in SQL, so a board of a million rows hands Python a few
   thousand.
 * **Champion**: the row ranked 1 (none when nobody is eligible), kept on the event.
-* **Advancement** to the fed event with the season's quota for the event's kind: the domain
+* **Rules**: the event keeps the season's result rules it is finalised with
+  (``Event.ruleset``); a re-freeze after a correction reads those, whatever the season
+  says since (``tournaments.services.seasons``).
+* **Advancement** to the fed event with the event's quota for its kind: the domain
   ``advance`` (national top X ∪ each province's top Y, overlaps not back-filled) decides
   over those rows. Only the advancing rows are written: ``advanced / by_national /
   by_province`` and ``rank / province_rank`` — stored for advancing rows only, as the basis
@@ -53,7 +56,7 @@ from django.utils import timezone
 from accounts.models import Player, User
 from core.errors import ConflictError
 from tournaments.domain.advancement import Basis, Quota, advance, basis_for
-from tournaments.models import Entry, Event, EventStatus, Standing
+from tournaments.models import Entry, Event, EventStatus, Season, Standing
 from tournaments.selectors.events import event_quota
 from tournaments.selectors.leaderboard import leaderboard_top
 
@@ -348,11 +351,20 @@ def event_finalise(
             return FinaliseResult(locked, False, locked.champion, _advanced_count(locked))
         event_finalise_check(event=locked, force=force, now=moment)
         _settle(locked, refreeze=False)
+        locked.ruleset = {name: getattr(locked.season, name) for name in Season.rule_fields}
         locked.status = EventStatus.FINALISED
         locked.finalised_at = moment
         locked.finalised_by = by
         locked.leaderboard_version = F("leaderboard_version") + 1
-        locked.save(update_fields=["status", "finalised_at", "finalised_by", "leaderboard_version"])
+        locked.save(
+            update_fields=[
+                "ruleset",
+                "status",
+                "finalised_at",
+                "finalised_by",
+                "leaderboard_version",
+            ]
+        )
         locked.refresh_from_db()
     return FinaliseResult(locked, True, locked.champion, _advanced_count(locked))
 

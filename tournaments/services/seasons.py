@@ -9,9 +9,15 @@ is a conflict that names them; nothing is written.
 The ruleset (best N, minimum games, quotas per event kind, card table, singles scoring,
 tie-break order, time zone, cities, placement points) is validated by the domain that reads
 it (``resolve_order``, ``Quota``, ``CardTable.from_dict``) and every error names its field.
-Once an event of the season is finalised, the fields that decide results are locked: a
-finalised ranking, champion and advancement must stay what the rules said when they were
-fixed (correct results instead, SPEC §4).
+Rulesets are versioned per event: a finalised event keeps the result rules it was
+finalised with (``Event.ruleset``, ``Season.rule_fields``: best N, minimum games, quotas,
+card table, singles scoring, placement points), so a season change applies to the events
+not yet finalised and is logged (who, when, why, before → after, the events it applies to
+and those that keep theirs). A change of best N or the minimum rebuilds the standings the
+unfinalised events hold; a changed card table or scoring applies to the games stored after
+it. The tie-break order and the time zone stay locked once an event is finalised: every
+leaderboard of the season is ordered by the one order its indexes hold, and a final's day
+is read in the season's zone.
 """
 
 from collections.abc import Mapping, Sequence
@@ -28,7 +34,8 @@ from tournaments.domain.calendar import Calendar, build_calendar
 from tournaments.domain.calendar import EventKind as PlannedKind
 from tournaments.domain.cards import CardTable
 from tournaments.domain.leaderboard import resolve_order
-from tournaments.models import CalendarChange, Event, EventKind, EventStatus, Season
+from tournaments.models import CalendarChange, Event, EventKind, EventStatus, Season, Standing
+from tournaments.services.standings import standings_recompute
 
 RULESET_FIELDS = (
     "best_n",
@@ -41,8 +48,12 @@ RULESET_FIELDS = (
     "cities",
     "placement_points",
 )
-#: Fields that decide results: locked once an event of the season is finalised.
+#: Fields that decide results: the versioned ones (each finalised event keeps its own)
+#: and the season-wide ones, locked once an event of the season is finalised.
 RESULT_FIELDS = frozenset(RULESET_FIELDS) - {"cities"}
+LOCKED_FIELDS = RESULT_FIELDS - set(Season.rule_fields)
+#: Fields whose change rebuilds the standings of the events not yet finalised.
+STANDING_FIELDS = frozenset({"best_n", "minimum_games"})
 #: Every online kind feeds the next one, so each needs a quota (SPEC §2).
 QUOTA_KINDS = tuple(kind.value for kind in PlannedKind)
 #: The table sizes seating makes (tournaments.domain.seating.table_sizes): 3, 4 and 5.
@@ -308,14 +319,23 @@ def season_update_check(*, season: Season, changes: Mapping[str, Any]) -> dict[s
     """
     clean = _checked(changes)
     changed = {f: v for f, v in clean.items() if getattr(season, f) != v}
-    frozen = sorted(set(changed) & RESULT_FIELDS)
+    frozen = sorted(set(changed) & LOCKED_FIELDS)
     if frozen and season.events.filter(status=EventStatus.FINALISED).exists():
         raise ConflictError(
             f"season {season.year} has finalised events: {', '.join(frozen)} can no longer "
-            "change (correct the results instead)",
+            "change (every board of the season shares it)",
             detail=dict.fromkeys(frozen, "locked by finalised events"),
         )
     return changed
+
+
+def _standings_rebuild(events: Sequence[Event]) -> None:
+    """Rebuild the standings of these (locked season's, unfinalised) events under the
+    season's new best N and minimum."""
+    for event in events:
+        players = list(Standing.objects.filter(event=event).values_list("player_id", flat=True))
+        if players:
+            standings_recompute(event=event, player_ids=players)
 
 
 def season_update(
@@ -329,10 +349,21 @@ def season_update(
         changed = season_update_check(season=locked, changes=changes)
         if not changed:
             return locked
-        diff = {f: {"before": getattr(locked, f), "after": v} for f, v in changed.items()}
+        diff: dict[str, Any] = {
+            f: {"before": getattr(locked, f), "after": v} for f, v in changed.items()
+        }
         for field, value in changed.items():
             setattr(locked, field, value)
         locked.save(update_fields=list(changed))
+        if set(changed) & RESULT_FIELDS:
+            events = locked.events.exclude(status=EventStatus.CANCELLED)
+            diff["kept_by"] = sorted(
+                events.filter(status=EventStatus.FINALISED).values_list("code", flat=True)
+            )
+            pending = list(events.filter(status=EventStatus.SCHEDULED).order_by("pk"))
+            diff["applies_to"] = len(pending)
+            if set(changed) & STANDING_FIELDS:
+                _standings_rebuild(pending)
         CalendarChange.objects.create(
             season=locked, action=CalendarChange.Action.RULESET, by=by, reason=reason, diff=diff
         )

@@ -171,7 +171,7 @@ def seated_result_enter(
         keys = [seat.player.external_id for seat in seats]
         checked = _checked_places(places, keys)
         table_points = {
-            int(size): tuple(points) for size, points in event.season.placement_points.items()
+            int(size): tuple(points) for size, points in event.rule("placement_points").items()
         }
         try:
             awarded = placement_points(checked, points=table_points)

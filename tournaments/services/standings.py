@@ -117,25 +117,24 @@ def standings_apply_games(*, game_ids: Iterable[int]) -> int:
 
 
 def standings_recompute(*, event: Event, player_ids: Iterable[int]) -> int:
-    """Rebuild the standings of these players in ``event`` from their non-voided seats.
+    """Rebuild the standings of these players in ``event`` from their non-voided seats,
+    under the event's best N and minimum (``Event.rule``).
 
     A player left with no valid game keeps a row with zero games (unranked), so the
     leaderboard shows that the correction happened rather than silently dropping them."""
     ids = sorted(set(player_ids))
     if not ids:
         return 0
-    season = event.season
+    best_n, minimum_games = event.rule("best_n"), event.rule("minimum_games")
     locked = _locked_rows(event.pk, ids)
     from_seats = _scores_from_seats(event.pk, ids)
     updates = [
         (
             row,
-            standing_from_scores(
-                row.player_key, row.province, from_seats.get(pid, []), season.best_n
-            ),
+            standing_from_scores(row.player_key, row.province, from_seats.get(pid, []), best_n),
         )
         for pid, row in sorted(locked.items())
     ]
-    _write(updates, season.minimum_games)
+    _write(updates, minimum_games)
     _bump_versions([event.pk])
     return len(updates)
