@@ -195,6 +195,15 @@ def test_beat_schedule_names_registered_tasks() -> None:
         "titles.world_cup_snapshot",
     } <= scheduled
     assert scheduled <= set(app.tasks)
+    # Beat runs the jobs as of the tour day: no entry passes a day or --simulate.
+    titles_entries = [
+        entry
+        for entry in settings.CELERY_BEAT_SCHEDULE.values()
+        if entry["task"].startswith("titles.")
+    ]
+    assert [
+        (e.get("args"), e.get("kwargs")) for e in titles_entries if e.get("args") or e.get("kwargs")
+    ] == []
 
 
 def test_tasks_are_thin_and_idempotent(
