@@ -62,6 +62,7 @@ EXPECTED: dict[tuple[str, str], dict[str, str]] = {
     ("event-finalise", "POST"): ORGANISERS,
     ("event-entries", "GET"): PUBLIC,
     ("event-entries", "POST"): ORGANISERS,
+    ("event-field-change", "POST"): ORGANISERS,
     ("event-rounds", "GET"): PUBLIC,
     ("event-rounds", "POST"): ORGANISERS,
     ("event-table-result", "POST"): ORGANISERS,

@@ -4,6 +4,7 @@ and keeps its result until the organiser decides (replay or keep); the plan is s
 anything is written."""
 
 from datetime import timedelta
+from typing import Any
 
 import pytest
 
@@ -248,3 +249,39 @@ def test_an_unplayed_fed_event_just_gets_its_new_field(organiser: User) -> None:
     monthly.refresh_from_db()
     assert correction.diff["fed"] == {"event": "2021-01-M", "played": False, "field_changed": False}
     assert (monthly.field_changed_at, _keys(monthly)) == (None, ["b2", "b3", "b4"])
+
+
+def test_the_api_previews_then_applies_and_the_organiser_decides(
+    organiser: User, organiser_api: Any
+) -> None:
+    weekly, monthly, quarterly, players, games = _played(organiser)
+    for game in games[:3]:
+        game_void(game=game, by=organiser, reason="desync")
+    body = {"game": games[3].record_id, "reason": "desync", "preview": True}
+
+    planned = organiser_api.post("/api/corrections/game-void/", body, format="json")
+
+    assert planned.status_code == 200
+    assert planned.json()["plan"][0]["diff"]["fed"] == {
+        "event": "2021-01-M",
+        "played": True,
+        "field_changed": True,
+    }
+    assert Game.objects.get(pk=games[3].pk).voided is False
+    applied = organiser_api.post(
+        "/api/corrections/game-void/", body | {"preview": False}, format="json"
+    )
+    assert applied.status_code == 201
+    assert applied.json()["diff"] == planned.json()["plan"][0]["diff"]
+
+    decide = {"decision": "replay", "reason": "a1 did not qualify"}
+    replay_plan = organiser_api.post(
+        "/api/events/2021-01-M/field-change/", decide | {"preview": True}, format="json"
+    )
+    assert replay_plan.json()["plan"][0]["diff"]["champion"] == {"before": "a1", "after": "a2"}
+    assert Event.objects.get(pk=monthly.pk).champion == players["a1"]
+    done = organiser_api.post("/api/events/2021-01-M/field-change/", decide, format="json")
+    assert (done.status_code, done.json()["action"]) == (201, "replay_field")
+    assert Event.objects.get(pk=monthly.pk).champion == players["a2"]
+    again = organiser_api.post("/api/events/2021-01-M/field-change/", decide, format="json")
+    assert again.status_code == 409

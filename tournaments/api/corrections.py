@@ -1,6 +1,10 @@
 """Corrections API (SPEC §4): the log (organisers and reviewers) and one endpoint per
-correction (organisers): void, restore or fix a game; void or restore a player's games."""
+correction (organisers): void, restore or fix a game; void or restore a player's games; and
+the decision about an event whose field a correction changed after it was played (replay
+or keep). Every correction and decision takes ``preview``: the answer is then the plan
+(200, per step the event and its diff) and nothing is written."""
 
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from drf_spectacular.utils import extend_schema
@@ -13,11 +17,13 @@ from accounts.permissions import IsOrganiser, IsReviewer
 from accounts.roles import signed_in
 from core.errors import ServiceError, found
 from flows.corrections import (
+    event_field_change_resolve,
     game_fix,
     game_restore,
     game_void,
     player_games_restore,
     player_games_void,
+    preview,
 )
 from tournaments.api.base import page_response, paginated
 from tournaments.api.events import player_get
@@ -49,6 +55,19 @@ def _events(codes: list[str]) -> list[Event]:
     return events
 
 
+class PlanOutput(serializers.Serializer[Any]):
+    plan = serializers.ListField(child=serializers.DictField())
+
+
+def _answer(
+    run: Callable[[], Correction | Sequence[Correction]], *, dry_run: bool, many: bool = False
+) -> Response:
+    """The plan of ``run`` when previewed (nothing written), else its logged corrections."""
+    if dry_run:
+        return Response({"plan": preview(run)})
+    return Response(CorrectionOutput(run(), many=many).data, status=201)
+
+
 class CorrectionsView(APIView):
     """The corrections log, newest first; ``event`` filters by event code."""
 
@@ -74,6 +93,9 @@ class CorrectionsView(APIView):
 class GameInput(serializers.Serializer[Any]):
     game = serializers.CharField(max_length=64, help_text="the game server's record id")
     reason = serializers.CharField(max_length=500)
+    preview = serializers.BooleanField(
+        default=False, help_text="answer the plan (200) and write nothing"
+    )
 
 
 class GameVoidView(APIView):
@@ -81,16 +103,19 @@ class GameVoidView(APIView):
 
     permission_classes = [IsOrganiser]
 
-    @extend_schema(request=GameInput, responses={201: CorrectionOutput})
+    @extend_schema(request=GameInput, responses={201: CorrectionOutput, 200: PlanOutput})
     def post(self, request: Request) -> Response:
         data = GameInput(data=request.data)
         data.is_valid(raise_exception=True)
-        correction = game_void(
-            game=_game(data.validated_data["game"]),
-            by=signed_in(request.user),
-            reason=data.validated_data["reason"],
+        game, by = _game(data.validated_data["game"]), signed_in(request.user)
+        return _answer(
+            lambda: game_void(
+                game=game,
+                by=by,
+                reason=data.validated_data["reason"],
+            ),
+            dry_run=data.validated_data["preview"],
         )
-        return Response(CorrectionOutput(correction).data, status=201)
 
 
 class GameRestoreView(APIView):
@@ -98,16 +123,19 @@ class GameRestoreView(APIView):
 
     permission_classes = [IsOrganiser]
 
-    @extend_schema(request=GameInput, responses={201: CorrectionOutput})
+    @extend_schema(request=GameInput, responses={201: CorrectionOutput, 200: PlanOutput})
     def post(self, request: Request) -> Response:
         data = GameInput(data=request.data)
         data.is_valid(raise_exception=True)
-        correction = game_restore(
-            game=_game(data.validated_data["game"]),
-            by=signed_in(request.user),
-            reason=data.validated_data["reason"],
+        game, by = _game(data.validated_data["game"]), signed_in(request.user)
+        return _answer(
+            lambda: game_restore(
+                game=game,
+                by=by,
+                reason=data.validated_data["reason"],
+            ),
+            dry_run=data.validated_data["preview"],
         )
-        return Response(CorrectionOutput(correction).data, status=201)
 
 
 class GameFixView(APIView):
@@ -120,23 +148,27 @@ class GameFixView(APIView):
             child=serializers.ListField(child=serializers.CharField(max_length=8))
         )
 
-    @extend_schema(request=GameFixInput, responses={201: CorrectionOutput})
+    @extend_schema(request=GameFixInput, responses={201: CorrectionOutput, 200: PlanOutput})
     def post(self, request: Request) -> Response:
         data = self.GameFixInput(data=request.data)
         data.is_valid(raise_exception=True)
-        correction = game_fix(
-            game=_game(data.validated_data["game"]),
-            hands=data.validated_data["hands"],
-            by=signed_in(request.user),
-            reason=data.validated_data["reason"],
+        game, by = _game(data.validated_data["game"]), signed_in(request.user)
+        return _answer(
+            lambda: game_fix(
+                game=game,
+                hands=data.validated_data["hands"],
+                by=by,
+                reason=data.validated_data["reason"],
+            ),
+            dry_run=data.validated_data["preview"],
         )
-        return Response(CorrectionOutput(correction).data, status=201)
 
 
 class PlayerInput(serializers.Serializer[Any]):
     player = serializers.CharField(max_length=64)
     events = serializers.ListField(child=serializers.CharField(max_length=32), min_length=1)
     reason = serializers.CharField(max_length=500)
+    preview = serializers.BooleanField(default=False)
 
 
 class PlayerVoidView(APIView):
@@ -144,17 +176,24 @@ class PlayerVoidView(APIView):
 
     permission_classes = [IsOrganiser]
 
-    @extend_schema(request=PlayerInput, responses={201: CorrectionOutput(many=True)})
+    @extend_schema(
+        request=PlayerInput, responses={201: CorrectionOutput(many=True), 200: PlanOutput}
+    )
     def post(self, request: Request) -> Response:
         data = PlayerInput(data=request.data)
         data.is_valid(raise_exception=True)
-        corrections = player_games_void(
-            player=player_get(data.validated_data["player"]),
-            events=_events(data.validated_data["events"]),
-            by=signed_in(request.user),
-            reason=data.validated_data["reason"],
+        player, events = (
+            player_get(data.validated_data["player"]),
+            _events(data.validated_data["events"]),
         )
-        return Response(CorrectionOutput(corrections, many=True).data, status=201)
+        by = signed_in(request.user)
+        return _answer(
+            lambda: player_games_void(
+                player=player, events=events, by=by, reason=data.validated_data["reason"]
+            ),
+            dry_run=data.validated_data["preview"],
+            many=True,
+        )
 
 
 class PlayerRestoreView(APIView):
@@ -162,14 +201,48 @@ class PlayerRestoreView(APIView):
 
     permission_classes = [IsOrganiser]
 
-    @extend_schema(request=PlayerInput, responses={201: CorrectionOutput(many=True)})
+    @extend_schema(
+        request=PlayerInput, responses={201: CorrectionOutput(many=True), 200: PlanOutput}
+    )
     def post(self, request: Request) -> Response:
         data = PlayerInput(data=request.data)
         data.is_valid(raise_exception=True)
-        corrections = player_games_restore(
-            player=player_get(data.validated_data["player"]),
-            events=_events(data.validated_data["events"]),
-            by=signed_in(request.user),
-            reason=data.validated_data["reason"],
+        player, events = (
+            player_get(data.validated_data["player"]),
+            _events(data.validated_data["events"]),
         )
-        return Response(CorrectionOutput(corrections, many=True).data, status=201)
+        by = signed_in(request.user)
+        return _answer(
+            lambda: player_games_restore(
+                player=player, events=events, by=by, reason=data.validated_data["reason"]
+            ),
+            dry_run=data.validated_data["preview"],
+            many=True,
+        )
+
+
+class FieldChangeView(APIView):
+    """Decide about an event whose field a correction changed after it was played: replay
+    it on the new field (the chain goes on) or keep its result (logged with the reason)."""
+
+    permission_classes = [IsOrganiser]
+
+    class FieldChangeInput(serializers.Serializer[Any]):
+        decision = serializers.ChoiceField(choices=["replay", "keep"])
+        reason = serializers.CharField(max_length=500)
+        preview = serializers.BooleanField(default=False)
+
+    @extend_schema(request=FieldChangeInput, responses={201: CorrectionOutput, 200: PlanOutput})
+    def post(self, request: Request, code: str) -> Response:
+        data = self.FieldChangeInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        event, by = event_get(code=code), signed_in(request.user)
+        return _answer(
+            lambda: event_field_change_resolve(
+                event=event,
+                decision=data.validated_data["decision"],
+                by=by,
+                reason=data.validated_data["reason"],
+            ),
+            dry_run=data.validated_data["preview"],
+        )

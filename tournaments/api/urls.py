@@ -24,6 +24,11 @@ urlpatterns: list[URLPattern | URLResolver] = [
     ),
     path("events/<str:code>/finalise/", events.FinaliseView.as_view(), name="event-finalise"),
     path("events/<str:code>/entries/", events.EntriesView.as_view(), name="event-entries"),
+    path(
+        "events/<str:code>/field-change/",
+        corrections.FieldChangeView.as_view(),
+        name="event-field-change",
+    ),
     path("events/<str:code>/rounds/", seated.RoundsView.as_view(), name="event-rounds"),
     path(
         "events/<str:code>/rounds/<int:number>/tables/<int:table>/result/",
