@@ -217,6 +217,7 @@ class EventAdmin(admin.ModelAdmin[Event]):
         "ends_at",
         "status",
         "champion",
+        "field_changed_at",
     )
     list_filter = ("season", "kind", "status", "format")
     search_fields = ("code", "name", "city")
@@ -253,6 +254,9 @@ class EventAdmin(admin.ModelAdmin[Event]):
             "champion_achievement",
             "finalised_at",
             "finalised_by",
+            "ruleset",
+            "field_changed_at",
+            "field_changed_by",
         )
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:

@@ -397,3 +397,25 @@ def test_seated_endpoints(api: APIClient, organiser_api: APIClient) -> None:
 
 def test_the_schema_validates(tmp_path: Any) -> None:
     call_command("spectacular", "--validate", "--fail-on-warn", "--file", f"{tmp_path}/s.yaml")
+
+
+def test_the_finalise_api_refuses_an_event_before_its_feeders(organiser_api: APIClient) -> None:
+    _, monthly = _final_and_monthly()
+
+    refused = organiser_api.post("/api/events/2021-02-M/finalise/", {"force": True}, format="json")
+
+    assert (refused.status_code, refused.json()["message"]) == (
+        409,
+        "2021-02-M cannot be finalised before 2021-W05-F is finalised",
+    )
+    assert refused.json()["detail"] == {"feeders": ["2021-W05-F"]}
+    monthly.refresh_from_db()
+    assert monthly.status == "scheduled"
+
+
+def test_an_event_shows_a_field_changed_by_a_correction(api: APIClient) -> None:
+    _, monthly = _final_and_monthly()
+
+    answer = api.get("/api/events/2021-02-M/").json()
+
+    assert (answer["field_changed_at"], answer["field_changed_by"]) == (None, None)

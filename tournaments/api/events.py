@@ -60,6 +60,14 @@ class EventOutput(serializers.Serializer[Any]):
     champion_achievement = serializers.CharField()
     finalised_at = serializers.DateTimeField(allow_null=True)
     leaderboard_version = serializers.IntegerField()
+    field_changed_at = serializers.DateTimeField(
+        allow_null=True,
+        help_text="a correction changed the field after the event was played: the organiser "
+        "replays or keeps it (POST field-change/)",
+    )
+    field_changed_by = serializers.IntegerField(
+        source="field_changed_by_id", allow_null=True, help_text="the correction's id"
+    )
 
     def get_title(self, event: Event) -> str:
         return station_title(event)
