@@ -10,8 +10,10 @@ from django.test import Client
 from accounts.models import User
 from core.domain.clock import TOUR_TZ
 from core.errors import ConflictError, ServiceError
-from tests.tournaments.factories import local
-from tournaments.models import CalendarChange, Event, Season
+from flows.corrections import game_void
+from flows.finalisation import event_finalise
+from tests.tournaments.factories import local, make_players, score_games
+from tournaments.models import CalendarChange, Entry, Event, Season
 from tournaments.services.seasons import ruleset_clean, season_create, season_update
 
 pytestmark = pytest.mark.django_db
@@ -301,11 +303,6 @@ def test_quotas_change_for_the_events_not_yet_finalised(organiser: User) -> None
     """Issue 23 item 11: W01-F finalised with 3 national places; the season's quota for
     weekly finals becomes 1: W02-F advances one, W01-F keeps its three (even re-frozen by a
     correction), and the change is logged."""
-    from flows.corrections import game_void
-    from flows.finalisation import event_finalise
-    from tests.tournaments.factories import make_players, score_games
-    from tournaments.models import Entry
-
     quotas = {
         "weekly_qualifier": {"national": 0, "per_province": 0},
         "weekly_final": {"national": 3, "per_province": 0},
