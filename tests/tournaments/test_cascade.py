@@ -13,6 +13,7 @@ from core.errors import ConflictError, ServiceError
 from flows.corrections import event_field_change_resolve, game_void, preview
 from flows.finalisation import event_finalise
 from tests.tournaments.factories import local, make_event, make_season, score_games
+from titles.models import Qualification
 from tournaments.models import Correction, Entry, Event, Game, Seat, Standing
 
 pytestmark = pytest.mark.django_db
@@ -62,8 +63,6 @@ def _keys(event: Event) -> list[str]:
 
 
 def _qualifications() -> dict[str, str]:
-    from titles.models import Qualification
-
     return {q.player.external_id: q.status for q in Qualification.objects.select_related("player")}
 
 
