@@ -234,10 +234,13 @@ def _production_env() -> dict[str, str]:
         if line and not line.startswith("#")
     )
     db = connection.settings_dict
-    env["DATABASE_URL"] = (
-        f"postgres://{db['USER']}:{db['PASSWORD'] or ''}@{db['HOST'] or '127.0.0.1'}:"
-        f"{db['PORT'] or 5432}/{db['NAME']}"
-    )
+    host, port = db["HOST"] or "127.0.0.1", db["PORT"] or 5432
+    if host.startswith("/"):  # the project-local server's unix socket (bin/pg)
+        env["DATABASE_URL"] = f"postgres://{db['USER']}@/{db['NAME']}?host={host}&port={port}"
+    else:
+        env["DATABASE_URL"] = (
+            f"postgres://{db['USER']}:{db['PASSWORD'] or ''}@{host}:{port}/{db['NAME']}"
+        )
     env["CELERY_BROKER_URL"] = "redis://127.0.0.1:6379/14"
     env["CACHE_URL"] = "redis://127.0.0.1:6379/15"
     return {**os.environ, **env}
