@@ -118,7 +118,7 @@ def test_the_review_page_refuses_the_entering_reviewer(
     )
     assert response.status_code == 302
     [message] = [str(m) for m in get_messages(response.wsgi_request)]
-    assert "Four eyes" in message
+    assert message.endswith("四眼原则：此资格由您录入，须由另一位审核员批准。")
     nothing_written(entered)
 
     other = Client()

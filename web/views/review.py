@@ -43,6 +43,7 @@ CONFLICTS = {
     "held": gettext_lazy("该选手有未结的诚信案件，其头衔申请暂缓审核。"),
     "audit": gettext_lazy("该赛事的诚信审计尚未通过，暂不能批准。"),
     "stale": gettext_lazy("其他审核员已先作出决定（409），请查看最新状态。"),
+    "four_eyes": gettext_lazy("四眼原则：此资格由您录入，须由另一位审核员批准。"),
 }
 
 
