@@ -171,54 +171,43 @@ class PlayerInput(serializers.Serializer[Any]):
     preview = serializers.BooleanField(default=False)
 
 
-class PlayerVoidView(APIView):
+class _PlayerGamesView(APIView):
+    """A correction of every game of a player in the events named (``correct``)."""
+
+    permission_classes = [IsOrganiser]
+    correct: Callable[..., list[Correction]]
+
+    @extend_schema(
+        request=PlayerInput, responses={201: CorrectionOutput(many=True), 200: PlanOutput}
+    )
+    def post(self, request: Request) -> Response:
+        data = PlayerInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        player, events = (
+            player_get(data.validated_data["player"]),
+            _events(data.validated_data["events"]),
+        )
+        by = signed_in(request.user)
+        correct = type(self).correct
+        return _answer(
+            lambda: correct(
+                player=player, events=events, by=by, reason=data.validated_data["reason"]
+            ),
+            dry_run=data.validated_data["preview"],
+            many=True,
+        )
+
+
+class PlayerVoidView(_PlayerGamesView):
     """Void every game of a player in these events (a sanction); one correction per event."""
 
-    permission_classes = [IsOrganiser]
-
-    @extend_schema(
-        request=PlayerInput, responses={201: CorrectionOutput(many=True), 200: PlanOutput}
-    )
-    def post(self, request: Request) -> Response:
-        data = PlayerInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        player, events = (
-            player_get(data.validated_data["player"]),
-            _events(data.validated_data["events"]),
-        )
-        by = signed_in(request.user)
-        return _answer(
-            lambda: player_games_void(
-                player=player, events=events, by=by, reason=data.validated_data["reason"]
-            ),
-            dry_run=data.validated_data["preview"],
-            many=True,
-        )
+    correct = staticmethod(player_games_void)
 
 
-class PlayerRestoreView(APIView):
+class PlayerRestoreView(_PlayerGamesView):
     """Restore a player's voided games in these events (an appeal upheld)."""
 
-    permission_classes = [IsOrganiser]
-
-    @extend_schema(
-        request=PlayerInput, responses={201: CorrectionOutput(many=True), 200: PlanOutput}
-    )
-    def post(self, request: Request) -> Response:
-        data = PlayerInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        player, events = (
-            player_get(data.validated_data["player"]),
-            _events(data.validated_data["events"]),
-        )
-        by = signed_in(request.user)
-        return _answer(
-            lambda: player_games_restore(
-                player=player, events=events, by=by, reason=data.validated_data["reason"]
-            ),
-            dry_run=data.validated_data["preview"],
-            many=True,
-        )
+    correct = staticmethod(player_games_restore)
 
 
 class FieldChangeView(APIView):
