@@ -8,13 +8,7 @@ else signed in gets 403, anonymous visitors the login page. Decisions go through
 decided first, a held player, an audit not cleared) comes back as a message on the queue.
 """
 
-from collections.abc import Callable
-from functools import wraps
-from typing import Any
-
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -23,20 +17,19 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
 
-from accounts.roles import REVIEWER, has_role
+from accounts.roles import REVIEWER
 from core.errors import ServiceError
 from flows import grants
 from flows.grants import review_items
 from titles import services
 from titles.models import Qualification
 from titles.selectors import review_queue
+from web.access import role_required
 from web.forms import DecisionForm
 from web.selectors import cases_open
 
 QUEUE_PAGE_SIZE = 20
 CASES_SHOWN = 50
-
-View = Callable[..., HttpResponse]
 
 #: ``ConflictError.detail["reason"]`` of ``titles.services`` decisions, said to the reviewer.
 CONFLICTS = {
@@ -47,15 +40,7 @@ CONFLICTS = {
 }
 
 
-def reviewer_required(view: View) -> View:
-    @login_required
-    @wraps(view)
-    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        if not has_role(request.user, REVIEWER):
-            raise PermissionDenied
-        return view(request, *args, **kwargs)
-
-    return wrapped
+reviewer_required = role_required(REVIEWER)
 
 
 def _case_admin_url(pk: int) -> str | None:
