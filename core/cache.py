@@ -12,7 +12,8 @@ the rolled-back rows would be served as current.
 
 Whole public responses (:func:`cached_response`): an anonymous GET of a board page, the
 leaderboard API, a player's page or the registry is answered from one shared cache read and
-the process's own copy of the answer (``caches["local"]``). Its key
+the process's own copy of the answer (``caches["local"]``), and the next ones from the
+process's copy of the whole response before any middleware runs (``core.edge``). Its key
 holds the version as read by :func:`snapshot`, which reads it from the database at most once
 per ``settings.READ_STALE_SECONDS`` (default 1 s) for all processes: that is the stated bound
 on how long a new game can take to show, and it is what keeps a board under a steady stream
@@ -20,7 +21,9 @@ of games cacheable (without it every game makes every page a miss).
 """
 
 import hashlib
+import time
 from collections.abc import Callable, Iterable
+from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import wraps
 from typing import Any, TypeVar
@@ -32,6 +35,9 @@ from django.db import connection
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 
 T = TypeVar("T")
+
+#: When the snapshots an answer is keyed on were read (``cached_response`` collects them).
+_reads: ContextVar[list[float] | None] = ContextVar("snapshot_reads", default=None)
 
 
 def cached_by_version(
@@ -101,9 +107,12 @@ def snapshot(key: tuple[object, ...], read: Callable[[], T]) -> T:
     name = "snapshot:" + ":".join(str(part) for part in key)
     kept = cache.get(name)
     if kept is None:
-        kept = (read(),)  # boxed: a None read is a value too
+        kept = (read(), time.time())  # boxed: a None read is a value too
         if not cache.add(name, kept, bound):
             kept = cache.get(name, kept)
+    reads = _reads.get()
+    if reads is not None:
+        reads.append(kept[1])
     return kept[0]  # type: ignore[no-any-return]
 
 
@@ -155,9 +164,22 @@ def _digest(kind: str, named: object) -> str:
     return f"{kind}:" + hashlib.blake2b(repr(named).encode(), digest_size=16).hexdigest()
 
 
-def _answer(kept: tuple[bytes, dict[str, str]]) -> HttpResponse:
-    body, headers = kept
+#: A cached answer: its body, the view's headers and when it was built (``time.time()``).
+Answer = tuple[bytes, dict[str, str], float]
+
+
+def _answer(kept: Answer) -> HttpResponse:
+    body, headers, _ = kept
     return HttpResponse(body, headers=headers)
+
+
+def _edge_until(reads: list[float], built_at: float, timeout: int) -> float:
+    """Until when ``core.edge`` may serve an answer keyed on snapshots read at ``reads`` and
+    built at ``built_at``: no later than its oldest snapshot's bound (``READ_STALE_SECONDS``
+    after that read; after now when it has none) nor its shared entry's expiry."""
+    oldest = min(reads) if reads else time.time()
+    bound: int = settings.READ_STALE_SECONDS
+    return min(oldest + bound, built_at + timeout)
 
 
 def cached_response(key: Callable[..., ResponseKey | None]) -> Callable[[View], View]:
@@ -173,12 +195,22 @@ def cached_response(key: Callable[..., ResponseKey | None]) -> Callable[[View], 
     answer of the same address (built from the versions just before), so a new version
     costs one build, not one per waiting request. Such an answer is older than the bound
     by at most one build (``BUILD_SECONDS`` if its builder died); without a latest answer
-    they build too."""
+    they build too.
+
+    An exact answer (not such a latest one) carries ``edge_until``: how long
+    ``core.edge.EdgeCacheMiddleware`` may serve it whole to the same address."""
 
     def decorate(view: View) -> View:
         @wraps(view)
         def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
-            found = key(request, *args, **kwargs) if _public(request) else None
+            if not _public(request):
+                return view(request, *args, **kwargs)
+            reads: list[float] = []
+            token = _reads.set(reads)
+            try:
+                found = key(request, *args, **kwargs)
+            finally:
+                _reads.reset(token)
             if found is None:
                 return view(request, *args, **kwargs)
             parts, timeout = found
@@ -187,11 +219,13 @@ def cached_response(key: Callable[..., ResponseKey | None]) -> Callable[[View], 
                 request.META.get("HTTP_ACCEPT", ""),
                 request.META.get("HTTP_HX_REQUEST", ""),
             )
-            exact = _digest("response", (parts, where))
+            exact = _digest("answer", (parts, where))
             kept = _kept(exact)
             if kept is not None:
-                return _answer(kept)
-            latest = _digest("latest", where)
+                answer = _answer(kept)
+                answer.edge_until = _edge_until(reads, kept[2], timeout)  # type: ignore[attr-defined]
+                return answer
+            latest = _digest("newest", where)
             building = latest + ":building"
             if not cache.add(building, 1, BUILD_SECONDS):
                 previous = cache.get(latest)
@@ -203,9 +237,10 @@ def cached_response(key: Callable[..., ResponseKey | None]) -> Callable[[View], 
                 if render is not None and not getattr(response, "is_rendered", True):
                     render()
                 if response.status_code == 200 and isinstance(response, HttpResponse):
-                    value = (response.content, dict(response.headers))
+                    value: Answer = (response.content, dict(response.headers), time.time())
                     _keep(exact, value, timeout)
                     cache.set(latest, value, timeout)
+                    response.edge_until = _edge_until(reads, value[2], timeout)  # type: ignore[attr-defined]
             finally:
                 cache.delete(building)
             return response

@@ -60,6 +60,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: anonymous GETs of cached public answers are served whole from here (core.edge).
+    "core.edge.EdgeCacheMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "core.middleware.RejectNulMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
