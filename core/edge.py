@@ -14,6 +14,11 @@ the request came over https, the full path (language prefix and query), ``Accept
 ``HX-Request``; a request with a session cookie or an ``Authorization`` header always goes
 through the whole stack (it may see what others do not). Disallowed hosts still get their
 400: the host is validated before the lookup.
+
+When a kept answer runs out, one request of the process refreshes it through the stack and
+the others of the same address keep getting the kept answer meanwhile, as
+``cached_response`` does across processes: such an answer is older than its bound by at most
+one refresh (``BUILD_SECONDS`` if the refresh failed), so no request queues behind a build.
 """
 
 import threading
@@ -25,6 +30,8 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.core.exceptions import DisallowedHost
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
+
+from core.cache import BUILD_SECONDS
 
 #: Answers kept per process (a few addresses per event are hot; the rest expire in seconds).
 EDGE_ENTRIES = 256
@@ -60,6 +67,10 @@ def _address(request: HttpRequest) -> Address | None:
     )
 
 
+def _served(kept: _Kept) -> HttpResponse:
+    return HttpResponse(kept.body, status=kept.status, headers=dict(kept.headers))
+
+
 class EdgeCacheMiddleware:
     """First in ``MIDDLEWARE`` (after production's loopback healthz): serve a kept answer,
     else run the stack and keep what ``cached_response`` marked with ``edge_until``."""
@@ -67,6 +78,7 @@ class EdgeCacheMiddleware:
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
         self.get_response = get_response
         self.kept: OrderedDict[Address, _Kept] = OrderedDict()
+        self.refreshing: set[Address] = set()
         self.lock = threading.Lock()
 
     def __call__(self, request: HttpRequest) -> HttpResponseBase:
@@ -76,9 +88,17 @@ class EdgeCacheMiddleware:
         now = time.time()
         with self.lock:
             kept = self.kept.get(address)
-        if kept is not None and kept.until > now:
-            return HttpResponse(kept.body, status=kept.status, headers=dict(kept.headers))
-        response = self.get_response(request)
+            refresh = kept is None or (kept.until <= now and address not in self.refreshing)
+            if refresh:
+                self.refreshing.add(address)
+        if kept is not None and (not refresh and now < kept.until + BUILD_SECONDS):
+            return _served(kept)
+        try:
+            response = self.get_response(request)
+        finally:
+            if refresh:
+                with self.lock:
+                    self.refreshing.discard(address)
         until: float | None = getattr(response, "edge_until", None)
         if (
             until is not None

@@ -142,7 +142,7 @@ def test_while_one_request_builds_a_new_version_the_others_get_the_latest_answer
     before = ids(Client().get(path).content.decode())
     (newcomer,) = make_players(1, ("江苏",), prefix="n")
     score_games(event, {newcomer: [25]})
-    building = _digest("latest", (path, "", "")) + ":building"
+    building = _digest("newest", (path, "", "")) + ":building"
     cache.add(building, 1, 5)  # another request is building the new version's answer
 
     with django_assert_num_queries(1):  # the version only: nothing is built
