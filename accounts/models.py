@@ -37,6 +37,8 @@ class Player(models.Model):
 
     class Meta:
         ordering = ["external_id"]
+        # Player search's trigram indexes (a partial id or name, any case) are created in
+        # SQL by migration 0002: Django cannot state an operator class on an expression.
         indexes = [models.Index(fields=["province", "external_id"])]
 
     def __str__(self) -> str:

@@ -187,9 +187,10 @@ def cached_response(key: Callable[..., ResponseKey | None]) -> Callable[[View], 
 
     ``key(request, *args, **kwargs)`` gives ``(parts, timeout)`` — the versions the answer
     is built from, and how long it may live — or None to build it uncached. The entry is
-    keyed on those parts, the full path (language prefix and query), ``Accept`` and
-    ``HX-Request``; it holds the body and the view's own headers, so middleware (security
-    headers) still runs on every answer.
+    keyed on those parts, the host (pages name their own address), the full path (language
+    prefix and query), ``Accept`` and ``HX-Request``; it holds the body and the view's own
+    headers, so middleware (security headers) still runs on every answer that
+    ``core.edge`` does not serve whole.
 
     One request builds a missing answer; those arriving while it builds get the latest
     answer of the same address (built from the versions just before), so a new version
@@ -215,6 +216,7 @@ def cached_response(key: Callable[..., ResponseKey | None]) -> Callable[[View], 
                 return view(request, *args, **kwargs)
             parts, timeout = found
             where = (
+                request.get_host(),
                 request.get_full_path(),
                 request.META.get("HTTP_ACCEPT", ""),
                 request.META.get("HTTP_HX_REQUEST", ""),

@@ -126,16 +126,21 @@ def leaderboard_search(
 # --- players ---------------------------------------------------------------------------------
 
 
-def player_search(*, query: str) -> list[Player]:
-    """Players by external id (exact) or name (contains), at most ``PLAYER_SEARCH_LIMIT``."""
+def player_search(*, query: str) -> QuerySet[Player]:
+    """Players whose external id or name contains ``query``, ignoring case, by external id
+    (the caller pages them, ``PLAYER_SEARCH_LIMIT`` a page)."""
     query = query.strip()
     if not query:
-        return []
-    return list(
-        Player.objects.filter(Q(external_id=query) | Q(name__icontains=query)).order_by(
-            "external_id"
-        )[:PLAYER_SEARCH_LIMIT]
-    )
+        return Player.objects.none()
+    return Player.objects.filter(
+        Q(external_id__icontains=query) | Q(name__icontains=query)
+    ).order_by("external_id")
+
+
+def player_exact(*, query: str) -> Player | None:
+    """The one player whose external id is ``query``, ignoring case; None if none is."""
+    found = list(Player.objects.filter(external_id__iexact=query.strip())[:2])
+    return found[0] if len(found) == 1 else None
 
 
 @dataclass(frozen=True, slots=True)

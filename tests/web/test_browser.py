@@ -14,6 +14,7 @@ from urllib.parse import quote, unquote
 import pytest
 from django.conf import settings
 
+from accounts.models import Player
 from tests.web.tour import Tour, build_tour
 from titles.models import TitleTerm
 
@@ -130,7 +131,17 @@ def test_leaderboard_province_tab_and_search(site: Tour, live_server: Any, drive
     viewport(driver, 390, 844, mobile=True)
     driver.get(f"{live_server.url}/events/2021-W05-F/")
     wrap = css(driver, ".board .table-wrap")
-    assert driver.execute_script("return arguments[0].scrollWidth > arguments[0].clientWidth", wrap)
+    assert not driver.execute_script(
+        "return arguments[0].scrollWidth > arguments[0].clientWidth", wrap
+    )
+    first = css(driver, "table.leaderboard tbody tr")
+    for cell in ("td.rank", "td.player", "td.total"):
+        right = driver.execute_script(
+            "return arguments[0].getBoundingClientRect().right",
+            first.find_element("css selector", cell),
+        )
+        assert 0 < right <= 390, cell
+    assert not first.find_element("css selector", "td.opt").is_displayed()
     assert driver.execute_script("return document.documentElement.scrollWidth") <= 390
     shoot(driver, "leaderboard-mobile")
 
@@ -208,3 +219,36 @@ def test_calendar_and_verification_pages(site: Tour, live_server: Any, driver: A
     assert "有效的大师头衔" in css(driver, ".verdict").text
     assert "小猴子" in css(driver, ".verdict").text
     shoot(driver, "verification")
+
+
+NOT_FOUND = "Failed to load resource: the server responded with a status of 404 (Not Found)"
+
+
+def test_search_the_404_page_and_the_skip_link(site: Tour, live_server: Any, driver: Any) -> None:
+    from selenium.webdriver.common.keys import Keys
+
+    driver.get(f"{live_server.url}/players/?q=P00000")
+    matching = Player.objects.filter(external_id__icontains="p00000").count()
+    assert len(css_all(driver, "ul.list li")) == matching > 1
+    shoot(driver, "players-search")
+    viewport(driver, 390, 844, mobile=True)
+    driver.get(f"{live_server.url}/players/?q=P00000")
+    assert driver.execute_script("return document.documentElement.scrollWidth") <= 390
+    shoot(driver, "players-search-mobile")
+
+    driver.get(f"{live_server.url}/events/no-such-event/")
+    assert css(driver, "h1").text == "页面不存在"
+    assert [e.split(" - ", 1)[1] for e in console_errors(driver)] == [NOT_FOUND]
+    shoot(driver, "not-found-mobile")
+    viewport(driver, 1280, 900)
+    driver.get(f"{live_server.url}/en/events/no-such-event/")
+    assert css(driver, "h1").text == "Page not found"
+    assert [e.split(" - ", 1)[1] for e in console_errors(driver)] == [NOT_FOUND]
+    shoot(driver, "not-found")
+
+    css(driver, "body").send_keys(Keys.TAB)
+    skip = driver.switch_to.active_element
+    assert skip.get_attribute("class") == "skip"
+    assert skip.is_displayed()
+    skip.send_keys(Keys.ENTER)
+    wait_for(driver, lambda d: d.switch_to.active_element.get_attribute("id") == "content")

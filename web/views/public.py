@@ -222,12 +222,18 @@ def event_board(request: HttpRequest, code: str) -> HttpResponse:
 
 
 def players(request: HttpRequest) -> HttpResponse:
-    """Find a player by external id or name; an exact id goes straight to their page."""
+    """Find players by a part of their id or name, ignoring case, a page at a time; an
+    exact id (in any case) goes straight to the player's page."""
     query = request.GET.get("q", "").strip()[:64]
-    found = selectors.player_search(query=query)
-    if len(found) == 1 and found[0].external_id == query:
-        return redirect("web:player", external_id=query)
-    return render(request, "web/players.html", {"query": query, "players": found})
+    exact = selectors.player_exact(query=query) if query else None
+    if exact is not None:
+        return redirect("web:player", external_id=exact.external_id)
+    pages: Paginator[Player] = Paginator(
+        selectors.player_search(query=query), selectors.PLAYER_SEARCH_LIMIT
+    )
+    shown = pages.get_page(request.GET.get("page"))
+    context = {"query": query, "players": shown.object_list, "page": shown}
+    return render(request, "web/players.html", context)
 
 
 def _titles_on(
