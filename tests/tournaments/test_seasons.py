@@ -47,12 +47,15 @@ def test_a_season_starting_on_a_monday_has_69_stations() -> None:
     assert events.filter(kind="weekly_qualifier", station__isnull=False).count() == 0
     assert [e.starts_at for e in stations] == sorted(e.starts_at for e in stations)
     assert (stations[0].code, stations[0].city) == ("2021-W01-F", "北京")
-    assert (stations[-1].code, stations[-1].kind) == ("2021-A", "annual_final")
+    assert (stations[-1].code, stations[-1].kind) == ("2021-12-M", "monthly_final")
+    assert (stations[-4].code, stations[-4].starts_at) == ("2021-A", local(2021, 12, 26, 10, 0))
     assert season.changes.get().diff == {
         "start": "2021-01-04",
         "weeks": 52,
         "events": 121,
         "stations": 69,
+        "carried_in": [],
+        "carried_out": ["2021-12-M"],
     }
 
 
@@ -69,7 +72,9 @@ def test_weekly_qualifiers_are_open_and_keep_daily_hours() -> None:
     assert (final.open_entry, final.daily_opens, _feeds(final)) == (False, None, "2021-02-M")
     assert final.starts_at == local(2021, 2, 8, 10, 0)
     assert Event.objects.filter(open_entry=True).count() == 52
-    assert _feeds(Event.objects.get(code="2021-03-M")) == "2021-Q1-F"
+    assert _feeds(Event.objects.get(code="2021-02-M")) == "2021-Q1-F"
+    assert _feeds(Event.objects.get(code="2021-03-M")) == "2021-Q2-F"
+    assert Event.objects.get(code="2021-12-M").feeds is None  # until the 2022 season
     assert _feeds(Event.objects.get(code="2021-Q4-F")) == "2021-A"
     assert Event.objects.get(code="2021-A").feeds is None
 
@@ -341,3 +346,39 @@ def test_quotas_change_for_the_events_not_yet_finalised(organiser: User) -> None
     assert log.diff["quotas"]["before"]["weekly_final"] == {"national": 3, "per_province": 0}
     assert log.diff["quotas"]["after"]["weekly_final"] == {"national": 1, "per_province": 0}
     assert log.diff["kept_by"] == ["2021-W01-F", "2021-W01-Q", "2021-W02-Q"]
+
+
+def test_a_carried_monthly_final_feeds_the_next_seasons_first_quarterly_final(
+    organiser: User,
+) -> None:
+    """Issue 23 item 10: 2021-12-M is played on 2022-01-04, after the 2021 annual final
+    (2021-12-26): it feeds nothing until the 2022 season is created, which links it to
+    2022-Q1-F and writes the entries of the players it advanced."""
+    quotas = {
+        "weekly_qualifier": {"national": 0, "per_province": 0},
+        "weekly_final": {"national": 3, "per_province": 0},
+        "monthly_final": {"national": 2, "per_province": 0},
+        "quarterly_final": {"national": 1, "per_province": 0},
+        "annual_final": {"national": 0, "per_province": 0},
+    }
+    ruleset = {"quotas": quotas, "best_n": 1, "minimum_games": 1}
+    season_create(year=2021, start=date(2021, 1, 4), ruleset=ruleset)
+    december = Event.objects.get(code="2021-12-M")
+    Event.objects.filter(feeds=december).update(status="finalised")
+    players = make_players(3)
+    score_games(december, {p: [30 - 10 * i] for i, p in enumerate(players)})
+    event_finalise(event=december, by=organiser, now=local(2022, 1, 5, 12))
+    assert Entry.objects.filter(source=december).count() == 0
+
+    second = season_create(year=2022, start=date(2022, 1, 3), ruleset=ruleset)
+
+    december.refresh_from_db()
+    assert december.feeds is not None
+    assert december.feeds.code == "2022-Q1-F"
+    entries = Entry.objects.filter(event__code="2022-Q1-F").order_by("player__external_id")
+    assert [(e.source.code, e.player) for e in entries] == [
+        ("2021-12-M", players[0]),
+        ("2021-12-M", players[1]),
+    ]
+    assert second.changes.get().diff["carried_in"] == ["2021-12-M"]
+    assert Event.objects.get(code="2022-12-M").feeds is None

@@ -69,7 +69,8 @@ def test_calendar_lists_every_station_with_its_champion(tour: Tour) -> None:
     assert stations[4] == ["第5站 天津站", "2021-02-02", "月赛", "2021-01-M", "小猴子"]
     assert stations[5] == ["第6站 重庆站", "2021-02-08", "周赛", "2021-W05-F", "待定"]
     assert stations[12][0] == "第13站 南京站"
-    assert stations[-1][2:4] == ["年赛", "2021-A"]
+    assert stations[-4][2:4] == ["年赛", "2021-A"]
+    assert stations[-1][2:4] == ["月赛", "2021-12-M"]
     page("/seasons/1999/", 404)
 
 

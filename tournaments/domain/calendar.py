@@ -17,12 +17,14 @@ A season of the China UNO Online Tour is a run of weekly qualifiers and the fina
   then on the day after that weekly final. Example: the
   last January 2021 week ends on Sunday 31 January, its weekly final is Monday 1 February, so
   the January monthly final is Tuesday 2 February. Window 10:00–23:59 that day.
-* **Quarterly final** (季赛): the season's months, in order, in consecutive blocks of three; the
-  code ``YYYY-Qn-F`` is the calendar year and quarter of the block's last month. Fed by the
-  block's monthly finals. Held 2 days after the block's last monthly final, or on the date the
-  organiser gives (which must be after that monthly final, and the dates must increase).
+* **Quarterly final** (季赛): fed by the monthly finals *played* in one calendar quarter and
+  held on the first Friday after the last of them (SPEC §2's 2021 dates: 03-05, 06-04, 09-03,
+  12-03), or on the date the organiser gives (after that monthly final; the dates increase).
+  Code ``YYYY-Qn-F``: the year and quarter the monthly finals were played in.
 * **Annual final** (年赛): ``YYYY-A`` for the season's ``year``, fed by every quarterly final,
-  held on the first Sunday after the last one or on the date given (which must be after it).
+  held on the Sunday before the season's last qualifier week (SPEC §2: 2021-12-26) — or,
+  when that is not after the last quarterly final, the first Sunday after it — or on the
+  date given (which must be after it).
 
 Decisions (SPEC §2 leaves them open):
 
@@ -35,9 +37,12 @@ Decisions (SPEC §2 leaves them open):
   neighbour's month. On a tie the last month merges back into the one before, so the opening
   of a season always follows the tour's Thursday rule. :func:`week_month` is the plain
   Thursday rule; ``EventPlan.month`` is the season month after merging.
-* **Quarter blocks.** Seasons of other lengths may end with a block of fewer than three months;
-  it joins the block before it (blocks of 3–5 months), so that no two quarterly finals share a
-  calendar quarter and a code.
+* **The trailing quarter.** The season's last monthly finals are played in the closing
+  week, in the next calendar quarter (2021-12-M on 2022-01-04). When that last quarter holds
+  fewer than three of them, they are *carried* (``Calendar.carried``): they feed the next
+  season's first quarterly final, linked when that season is created. A season never has
+  more than ``ceil(months / 3)`` quarterly finals; a surplus opening quarter (one monthly
+  final) joins the next.
 * **Stations** (站): every final (not the qualifiers) in date order, numbered from 1 and named
   from ``cities`` in order, cycling the list when it is shorter. A 52-week season has
   52 + 12 + 4 + 1 = 69 stations.
@@ -46,13 +51,10 @@ Decisions (SPEC §2 leaves them open):
   day already holds a station yields: it moves to the next free day (a quarterly final
   due on a Monday goes to the Tuesday). An organiser's date on a station's day is refused.
 * **The season closes in the week after its last qualifier** (:func:`season_last_day`): the
-  last weekly final on its Monday, the last monthly final on Tuesday to Thursday, the last
-  quarterly final two days later and the annual final on that week's Sunday, so every
-  default station lies between the season's first Monday and that Sunday, and the next
-  season may open the Monday after. A 52-week season from 2021-01-04 plays its last
-  qualifier 2021-12-27..2022-01-02, so it cannot close inside calendar 2021: its annual
-  final is Sunday 2022-01-09 (SPEC's 2021-12-26 came from a tour that held quarterly finals
-  before their months were played, which the feeding order here forbids).
+  last weekly final on its Monday and the last monthly final on Tuesday to Thursday, so
+  every default station lies between the season's first Monday and that Sunday, and the
+  next season may open the Monday after. The annual final comes before the last weekly
+  events: a 52-week season from 2021-01-04 has its annual final on Sunday 2021-12-26.
 * Daily hours apply to the qualifiers only; a final's window is already one day's session.
   Windows are inclusive at both ends.
 * ``events`` are in date order: by start, then weekly qualifier, weekly, monthly, quarterly,
@@ -98,7 +100,7 @@ DAILY_CLOSE = time(23, 59, 59, 999999)
 #: Daily session hours of a qualifier, inclusive: 10:00 to the end of 23:59.
 DAILY_HOURS: tuple[time, time] = (DAILY_OPEN, DAILY_CLOSE)
 
-QUARTERLY_AFTER_MONTHLY = timedelta(days=2)
+FRIDAY = 4
 SUNDAY = 6
 
 _KIND_ORDER: dict[EventKind, int] = {kind: i for i, kind in enumerate(EventKind)}
@@ -149,6 +151,8 @@ class Calendar:
     year: int
     tz: str
     events: tuple[EventPlan, ...]
+    #: Monthly finals that feed the next season's first quarterly final (module docstring).
+    carried: tuple[str, ...] = ()
 
     @cached_property
     def _by_code(self) -> dict[str, EventPlan]:
@@ -204,9 +208,15 @@ def _first_of_next_month(year_month: tuple[int, int]) -> date:
     return date(year + 1, 1, 1) if month == 12 else date(year, month + 1, 1)
 
 
-def _quarter_code(year_month: tuple[int, int]) -> str:
-    year, month = year_month
-    return f"{year:04d}-Q{(month - 1) // 3 + 1}-F"
+def _quarter_code(day: date) -> str:
+    """The code of the quarterly final fed by monthly finals played up to ``day``."""
+    year, quarter = _quarter_of(day)
+    return f"{year:04d}-Q{quarter}-F"
+
+
+def _next_weekday(day: date, weekday: int) -> date:
+    """The first day after ``day`` that is a ``weekday`` (0 Monday … 6 Sunday)."""
+    return day + timedelta(days=(weekday - day.weekday()) % 7 or 7)
 
 
 _Month = tuple[tuple[int, int], list[date]]
@@ -235,11 +245,30 @@ def _season_months(mondays: Sequence[date]) -> list[_Month]:
     return months
 
 
-def _quarter_blocks(months: list[_Month]) -> list[list[_Month]]:
-    blocks = [months[i : i + 3] for i in range(0, len(months), 3)]
-    if len(blocks) > 1 and len(blocks[-1]) < 3:
-        blocks[-2].extend(blocks.pop())
-    return blocks
+def _quarter_of(day: date) -> tuple[int, int]:
+    return day.year, (day.month - 1) // 3 + 1
+
+
+def _quarter_groups(
+    months: list[_Month], monthly_day: dict[tuple[int, int], date]
+) -> tuple[list[list[_Month]], list[_Month]]:
+    """The season's months grouped by the calendar quarter their monthly final is played in,
+    and the trailing months carried to the next season (module docstring)."""
+    groups: list[list[_Month]] = []
+    for month in months:
+        quarter = _quarter_of(monthly_day[month[0]])
+        if groups and _quarter_of(monthly_day[groups[-1][-1][0]]) == quarter:
+            groups[-1].append(month)
+        else:
+            groups.append([month])
+    carried: list[_Month] = []
+    if len(groups) > 1 and len(groups[-1]) < 3:
+        carried = groups.pop()
+    cap = -(-len(months) // 3)
+    while len(groups) > cap:
+        groups[1] = groups[0] + groups[1]
+        del groups[0]
+    return groups, carried
 
 
 @dataclass(frozen=True)
@@ -305,9 +334,13 @@ def _monthly_days(months: Sequence[_Month], taken: _Taken) -> dict[tuple[int, in
     return days
 
 
-def _annual_day(code: str, last_quarterly: date, annual_date: date | None, taken: _Taken) -> date:
+def _annual_day(
+    code: str, last_quarterly: date, last_monday: date, annual_date: date | None, taken: _Taken
+) -> date:
     if annual_date is None:
-        sunday = last_quarterly + timedelta(days=(SUNDAY - last_quarterly.weekday()) % 7 or 7)
+        sunday = last_monday - timedelta(days=1)
+        if sunday <= last_quarterly:
+            sunday = _next_weekday(last_quarterly, SUNDAY)
         return _free_day(sunday, code, taken)
     if annual_date <= last_quarterly:
         raise ValueError(
@@ -347,9 +380,10 @@ def _week_events(
 
 
 def _month_events(
-    month: _Month, day: date, quarterly_code: str, window: _Windows
+    month: _Month, day: date, quarterly_code: str | None, window: _Windows
 ) -> list[EventPlan]:
-    """A season month's weekly events and its monthly final (which feeds the quarter's)."""
+    """A season month's weekly events and its monthly final (which feeds the quarter's, or
+    nothing yet when it is carried to the next season)."""
     year_month, mondays = month
     label = _month_label(year_month)
     monthly_code = f"{label}-M"
@@ -405,20 +439,20 @@ def build_calendar(
     window = _Windows(ZoneInfo(tz))
     mondays = [start + timedelta(weeks=i) for i in range(weeks)]
     months = _season_months(mondays)
-    blocks = _quarter_blocks(months)
     taken = _weekly_final_days(mondays)
     monthly_day = _monthly_days(months, taken)
-    quarterly_days = _quarterly_days(blocks, monthly_day, quarterly_dates, taken)
+    groups, carried = _quarter_groups(months, monthly_day)
+    quarterly_days = _quarterly_days(groups, monthly_day, quarterly_dates, taken)
     annual_code = f"{year:04d}-A"
-    annual_day = _annual_day(annual_code, quarterly_days[-1], annual_date, taken)
+    annual_day = _annual_day(annual_code, quarterly_days[-1], mondays[-1], annual_date, taken)
     events: list[EventPlan] = []
     quarterly_codes: list[str] = []
-    for block, day in zip(blocks, quarterly_days, strict=True):
-        quarterly_code = _quarter_code(block[-1][0])
+    for group, day in zip(groups, quarterly_days, strict=True):
+        quarterly_code = _quarter_code(monthly_day[group[-1][0]])
         quarterly_codes.append(quarterly_code)
-        for month in block:
+        for month in group:
             events.extend(_month_events(month, monthly_day[month[0]], quarterly_code, window))
-        monthly_codes = tuple(f"{_month_label(year_month)}-M" for year_month, _ in block)
+        monthly_codes = tuple(f"{_month_label(year_month)}-M" for year_month, _ in group)
         events.append(
             _final(
                 quarterly_code,
@@ -428,6 +462,8 @@ def build_calendar(
                 fed_by=monthly_codes,
             )
         )
+    for month in carried:
+        events.extend(_month_events(month, monthly_day[month[0]], None, window))
     events.append(
         _final(
             annual_code,
@@ -437,7 +473,8 @@ def build_calendar(
             fed_by=tuple(quarterly_codes),
         )
     )
-    return Calendar(year=year, tz=tz, events=_stations(events, cities))
+    carried_codes = tuple(f"{_month_label(year_month)}-M" for year_month, _ in carried)
+    return Calendar(year=year, tz=tz, events=_stations(events, cities), carried=carried_codes)
 
 
 def _final(
@@ -462,29 +499,29 @@ def _final(
 
 
 def _quarterly_days(
-    blocks: list[list[_Month]],
+    groups: list[list[_Month]],
     monthly_day: dict[tuple[int, int], date],
     quarterly_dates: Sequence[date] | None,
     taken: _Taken,
 ) -> list[date]:
-    last_monthly = [monthly_day[block[-1][0]] for block in blocks]
+    last_monthly = [monthly_day[group[-1][0]] for group in groups]
     if quarterly_dates is None:
         return [
-            _free_day(day + QUARTERLY_AFTER_MONTHLY, _quarter_code(block[-1][0]), taken)
-            for block, day in zip(blocks, last_monthly, strict=True)
+            _free_day(_next_weekday(day, FRIDAY), _quarter_code(day), taken)
+            for day in last_monthly
         ]
-    if len(quarterly_dates) != len(blocks):
+    if len(quarterly_dates) != len(groups):
         raise ValueError(
             f"quarterly_dates has {len(quarterly_dates)} dates; the season has "
-            f"{len(blocks)} quarterly finals"
+            f"{len(groups)} quarterly finals"
         )
     days: list[date] = []
-    for block, after, day in zip(blocks, last_monthly, quarterly_dates, strict=True):
-        code = _quarter_code(block[-1][0])
+    for group, after, day in zip(groups, last_monthly, quarterly_dates, strict=True):
+        code = _quarter_code(after)
         if day <= after:
             raise ValueError(
                 f"quarterly final {code} on {day.isoformat()} must be after its last monthly "
-                f"final {_month_label(block[-1][0])}-M ({after.isoformat()})"
+                f"final {_month_label(group[-1][0])}-M ({after.isoformat()})"
             )
         if days and day <= days[-1]:
             raise ValueError(

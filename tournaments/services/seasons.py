@@ -35,6 +35,7 @@ from tournaments.domain.calendar import EventKind as PlannedKind
 from tournaments.domain.cards import CardTable
 from tournaments.domain.leaderboard import resolve_order
 from tournaments.models import CalendarChange, Event, EventKind, EventStatus, Season, Standing
+from tournaments.services.finalise import event_refreeze
 from tournaments.services.standings import standings_recompute
 
 RULESET_FIELDS = (
@@ -254,6 +255,32 @@ def _events_create(season: Season, calendar: Calendar) -> list[Event]:
     return events
 
 
+def _carried_link(season: Season) -> list[str]:
+    """Link the previous season's carried monthly finals (those that feed nothing: played in
+    a quarter of their own after its last quarterly final; ``Calendar.carried``) to this
+    season's first quarterly final. One already finalised is settled again, which writes
+    its advancing players' entries. Returns their codes."""
+    first = (
+        Event.objects.filter(season=season, kind=EventKind.QUARTERLY_FINAL)
+        .order_by("starts_at", "code")
+        .first()
+    )
+    if first is None:
+        return []
+    carried = list(
+        Event.objects.select_for_update()
+        .filter(season__year=season.year - 1, kind=EventKind.MONTHLY_FINAL, feeds__isnull=True)
+        .exclude(status=EventStatus.CANCELLED)
+        .order_by("starts_at", "code")
+    )
+    for event in carried:
+        event.feeds = first
+        event.save(update_fields=["feeds"])
+        if event.status == EventStatus.FINALISED:
+            event_refreeze(event=event)
+    return [event.code for event in carried]
+
+
 def season_create(
     *,
     year: int,
@@ -292,6 +319,7 @@ def season_create(
         except IntegrityError:
             raise ConflictError(f"season {year} already exists", detail={"year": year}) from None
         events = _events_create(season, calendar)
+        carried = _carried_link(season)
         CalendarChange.objects.create(
             season=season,
             action=CalendarChange.Action.SEASON_CREATE,
@@ -302,6 +330,8 @@ def season_create(
                 "weeks": weeks,
                 "events": len(events),
                 "stations": sum(1 for e in events if e.station is not None),
+                "carried_in": carried,
+                "carried_out": list(calendar.carried),
             },
         )
     return season

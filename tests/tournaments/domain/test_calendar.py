@@ -50,7 +50,7 @@ def assert_consistent(calendar: Calendar) -> None:
         assert event.starts_at.tzinfo is not None
         assert event.starts_at < event.ends_at
         if event.feeds is None:
-            assert event.kind == EventKind.ANNUAL_FINAL
+            assert event.kind == EventKind.ANNUAL_FINAL or event.code in calendar.carried
         else:
             target = calendar.by_code(event.feeds)
             assert event.code in target.fed_by
@@ -113,11 +113,14 @@ def test_the_2021_season_codes_and_dates() -> None:
         "2021-Q3-F",
         "2021-Q4-F",
     ]
-    assert calendar.by_code("2021-Q1-F").fed_by == ("2021-01-M", "2021-02-M", "2021-03-M")
+    assert calendar.by_code("2021-Q1-F").fed_by == ("2021-01-M", "2021-02-M")
+    assert calendar.by_code("2021-Q2-F").fed_by == ("2021-03-M", "2021-04-M", "2021-05-M")
+    assert calendar.carried == ("2021-12-M",)
+    assert calendar.by_code("2021-12-M").feeds is None  # the 2022 season's first quarterly
     annual = calendar.by_code("2021-A")
     assert annual.fed_by == ("2021-Q1-F", "2021-Q2-F", "2021-Q3-F", "2021-Q4-F")
     assert annual.feeds is None
-    assert annual.station == 69
+    assert annual.station == 66  # then W51-F, W52-F (2022-01-03) and 2021-12-M (01-04)
     first = calendar.events[0]
     assert first.code == "2021-W01-Q"
     assert first.starts_at == local(2021, 1, 4, 10, 0)
@@ -217,12 +220,18 @@ def test_monthly_final_moves_to_the_day_after_a_weekly_final_on_the_1st() -> Non
 def test_default_quarterly_and_annual_days() -> None:
     calendar = build_calendar(2021, date(2021, 1, 4))
 
-    assert calendar.by_code("2021-03-M").day == date(2021, 4, 1)
-    assert calendar.by_code("2021-Q1-F").day == date(2021, 4, 3)  # 2 days after, a Saturday
-    assert calendar.by_code("2021-Q4-F").day == calendar.by_code("2021-12-M").day + timedelta(
-        days=2
-    )
-    assert calendar.by_code("2021-A").day == date(2022, 1, 9)  # the first Sunday after Q4
+    # SPEC §2's 2021 dates: the first Friday after the quarter's last monthly final
+    assert calendar.by_code("2021-02-M").day == date(2021, 3, 2)
+    quarterly = {code: calendar.by_code(code).day for code in ("2021-Q1-F", "2021-Q2-F")}
+    quarterly |= {code: calendar.by_code(code).day for code in ("2021-Q3-F", "2021-Q4-F")}
+    assert quarterly == {
+        "2021-Q1-F": date(2021, 3, 5),
+        "2021-Q2-F": date(2021, 6, 4),
+        "2021-Q3-F": date(2021, 9, 3),
+        "2021-Q4-F": date(2021, 12, 3),
+    }
+    # the Sunday before the last qualifier week (2021-12-27..2022-01-02)
+    assert calendar.by_code("2021-A").day == date(2021, 12, 26)
 
 
 # --- one station a day, inside the season ------------------------------------------------
@@ -238,8 +247,8 @@ def test_the_2021_calendar_puts_one_station_on_each_day() -> None:
     # The weekly finals keep their Mondays; the quarterly finals are held on free days.
     assert calendar.by_code("2021-W13-F").day == date(2021, 4, 5)
     assert calendar.by_code("2021-W26-F").day == date(2021, 7, 5)
-    assert calendar.by_code("2021-Q1-F").day == date(2021, 4, 3)
-    assert calendar.by_code("2021-Q2-F").day == date(2021, 7, 3)
+    assert calendar.by_code("2021-Q1-F").day == date(2021, 3, 5)
+    assert calendar.by_code("2021-Q2-F").day == date(2021, 6, 4)
 
 
 def test_the_2021_season_closes_in_the_week_after_its_last_qualifier() -> None:
@@ -252,10 +261,10 @@ def test_the_2021_season_closes_in_the_week_after_its_last_qualifier() -> None:
     assert closing == {
         "2021-W52-F": date(2022, 1, 3),
         "2021-12-M": date(2022, 1, 4),
-        "2021-Q4-F": date(2022, 1, 6),
-        "2021-A": date(2022, 1, 9),
+        "2021-Q4-F": date(2021, 12, 3),
+        "2021-A": date(2021, 12, 26),
     }
-    assert max(s.day for s in calendar.stations()) == date(2022, 1, 9)
+    assert max(s.day for s in calendar.stations()) == date(2022, 1, 4)
 
 
 def _first_monday(year: int) -> date:
@@ -317,11 +326,13 @@ def test_a_lone_first_week_merges_into_the_next_month() -> None:
     assert monthly[-1] == "2022-01-M"
     assert "2021-01-M" not in monthly
     assert [e.code for e in calendar.of_kind(EventKind.QUARTERLY_FINAL)] == [
+        "2021-Q1-F",
         "2021-Q2-F",
         "2021-Q3-F",
         "2021-Q4-F",
-        "2022-Q1-F",
     ]
+    assert calendar.by_code("2021-Q1-F").fed_by == ("2021-02-M",)  # played 2021-03-01
+    assert calendar.carried == ("2021-12-M", "2022-01-M")
     assert_consistent(calendar)
 
 
@@ -424,22 +435,21 @@ def test_another_time_zone() -> None:
 
 
 def test_organiser_given_quarterly_and_annual_dates() -> None:
-    quarterly = [date(2021, 4, 6), date(2021, 7, 6), date(2021, 10, 8), date(2022, 1, 7)]
+    quarterly = [date(2021, 3, 6), date(2021, 6, 5), date(2021, 9, 4), date(2021, 12, 4)]
     calendar = build_calendar(
-        2021, date(2021, 1, 4), quarterly_dates=quarterly, annual_date=date(2022, 1, 8)
+        2021, date(2021, 1, 4), quarterly_dates=quarterly, annual_date=date(2021, 12, 25)
     )
 
     assert [e.day for e in calendar.of_kind(EventKind.QUARTERLY_FINAL)] == quarterly
-    assert calendar.by_code("2021-A").day == date(2022, 1, 8)
+    assert calendar.by_code("2021-A").day == date(2021, 12, 25)
     assert_consistent(calendar)
 
 
 def test_quarterly_date_not_after_its_last_monthly_final_is_rejected() -> None:
-    # The real 2021 tour held Q1 on 2021-03-05, before March's weeks were played.
-    quarterly = [date(2021, 3, 5), date(2021, 7, 6), date(2021, 10, 8), date(2022, 1, 7)]
-    with pytest.raises(ValueError, match=r"2021-Q1-F on 2021-03-05 .*2021-03-M \(2021-04-01\)"):
+    quarterly = [date(2021, 3, 1), date(2021, 6, 5), date(2021, 9, 4), date(2021, 12, 4)]
+    with pytest.raises(ValueError, match=r"2021-Q1-F on 2021-03-01 .*2021-02-M \(2021-03-02\)"):
         build_calendar(2021, date(2021, 1, 4), quarterly_dates=quarterly)
-    on_the_day = [date(2021, 4, 1), *quarterly[1:]]
+    on_the_day = [date(2021, 3, 2), *quarterly[1:]]
     with pytest.raises(ValueError, match="2021-Q1-F"):
         build_calendar(2021, date(2021, 1, 4), quarterly_dates=on_the_day)
 
@@ -449,17 +459,17 @@ def test_quarterly_dates_must_match_the_quarters_and_increase() -> None:
         build_calendar(
             2021,
             date(2021, 1, 4),
-            quarterly_dates=[date(2021, 4, 6), date(2021, 7, 6), date(2021, 10, 8)],
+            quarterly_dates=[date(2021, 3, 6), date(2021, 6, 5), date(2021, 9, 4)],
         )
     with pytest.raises(ValueError, match="2021-Q3-F .*previous"):
         build_calendar(
             2021,
             date(2021, 1, 4),
             quarterly_dates=[
-                date(2021, 4, 6),
+                date(2021, 3, 6),
                 date(2021, 12, 2),
-                date(2021, 10, 8),
-                date(2022, 1, 7),
+                date(2021, 9, 4),
+                date(2021, 12, 4),
             ],
         )
 
@@ -504,14 +514,11 @@ def test_an_organiser_date_on_a_station_day_is_refused() -> None:
     with pytest.raises(ValueError, match=r"2021-Q1-F on 2021-04-12 falls on the day of 2021-W14-F"):
         build_calendar(2021, date(2021, 1, 4), quarterly_dates=quarterly)
     busy = base.by_code("2021-12-M").day
-    with pytest.raises(ValueError, match=r"2021-A on 2022-01-04 .*must be after"):
+    with pytest.raises(ValueError, match=r"2021-A on 2022-01-04 falls on the day of 2021-12-M"):
         build_calendar(2021, date(2021, 1, 4), annual_date=busy)
 
 
-def test_quarterly_finals_are_two_days_after_their_monthly_final_and_off_mondays() -> None:
-    # A monthly final on a Saturday would put its quarterly final on a Monday, but a month
-    # whose 1st is a Saturday has a weekly final on the Monday after: the monthly final then
-    # follows that one (a Tuesday). So no default quarterly final meets a weekly final.
+def test_quarterly_finals_are_the_first_friday_after_their_last_monthly_final() -> None:
     for offset in range(3 * 52):
         start = date(2021, 1, 4) + timedelta(weeks=offset)
         calendar = build_calendar(start.year, start)
@@ -519,7 +526,8 @@ def test_quarterly_finals_are_two_days_after_their_monthly_final_and_off_mondays
         for quarterly in calendar.of_kind(EventKind.QUARTERLY_FINAL):
             assert quarterly.day not in weekly_days
             last_monthly = calendar.by_code(quarterly.fed_by[-1]).day
-            assert (quarterly.day - last_monthly).days == 2, (start, quarterly.code)
+            assert quarterly.day.weekday() == 4, (start, quarterly.code)
+            assert 1 <= (quarterly.day - last_monthly).days <= 7, (start, quarterly.code)
 
 
 def test_by_code_names_a_missing_event() -> None:
@@ -537,11 +545,13 @@ def test_a_short_season_folds_into_few_months_and_one_quarter() -> None:
     assert_consistent(calendar)
 
 
-def test_a_long_season_trailing_quarter_block_joins_the_one_before() -> None:
-    # 60 weeks from 2021-01-04 touch 14 months (cap 14): blocks 3, 3, 3, 5.
+def test_a_long_season_keeps_a_full_trailing_quarter() -> None:
+    # 60 weeks from 2021-01-04: 14 months; the last three monthly finals are played in
+    # 2022's first quarter, a full quarter of their own (at most ceil(14 / 3) = 5).
     calendar = build_calendar(2021, date(2021, 1, 4), weeks=60)
 
     quarterly = calendar.of_kind(EventKind.QUARTERLY_FINAL)
-    assert [len(q.fed_by) for q in quarterly] == [3, 3, 3, 5]
+    assert [len(q.fed_by) for q in quarterly] == [2, 3, 3, 3, 3]
     assert quarterly[-1].code == "2022-Q1-F"
+    assert calendar.carried == ()
     assert_consistent(calendar)
