@@ -376,7 +376,7 @@ def test_a_carried_monthly_final_feeds_the_next_seasons_first_quarterly_final(
     assert december.feeds is not None
     assert december.feeds.code == "2022-Q1-F"
     entries = Entry.objects.filter(event__code="2022-Q1-F").order_by("player__external_id")
-    assert [(e.source.code, e.player) for e in entries] == [
+    assert [(e.source.code if e.source else None, e.player) for e in entries] == [
         ("2021-12-M", players[0]),
         ("2021-12-M", players[1]),
     ]

@@ -507,8 +507,7 @@ def _quarterly_days(
     last_monthly = [monthly_day[group[-1][0]] for group in groups]
     if quarterly_dates is None:
         return [
-            _free_day(_next_weekday(day, FRIDAY), _quarter_code(day), taken)
-            for day in last_monthly
+            _free_day(_next_weekday(day, FRIDAY), _quarter_code(day), taken) for day in last_monthly
         ]
     if len(quarterly_dates) != len(groups):
         raise ValueError(
