@@ -1,8 +1,9 @@
 """Public pages and reviewer screens (inside ``i18n_patterns``: English under ``/en/``)."""
 
+from django.contrib.auth.views import LogoutView
 from django.urls import path
 
-from web.views import public, review
+from web.views import password, public, review, signin
 
 app_name = "web"
 
@@ -18,6 +19,18 @@ urlpatterns = [
     path("masters/", public.masters, name="masters"),
     path("verify/", public.verify, name="verify"),
     path("verify/<str:code>/", public.verify_code, name="verify-code"),
+    path("signin/", signin.SignInView.as_view(), name="signin"),
+    path("signin/verify/", signin.verify, name="signin-verify"),
+    path("signin/enrol/", signin.enrol, name="signin-enrol"),
+    path("signout/", LogoutView.as_view(), name="signout"),
+    path("signin/reset/", password.reset, name="password-reset"),
+    path("signin/reset/sent/", password.reset_done, name="password-reset-done"),
+    path(
+        "signin/reset/<uidb64>/<token>/",
+        password.reset_confirm,
+        name="password-reset-confirm",
+    ),
+    path("signin/reset/done/", password.reset_complete, name="password-reset-complete"),
     path("review/", review.queue, name="review"),
     path(
         "review/qualifications/<int:pk>/<str:decision>/",

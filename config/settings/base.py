@@ -31,7 +31,7 @@ DEBUG = env.bool("DJANGO_DEBUG", default=False)
 ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=["127.0.0.1", "localhost"])
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    "config.admin_app.StaffAdminConfig",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -45,6 +45,8 @@ INSTALLED_APPS = [
     "django_celery_beat",
     "simple_history",
     "axes",
+    "django_otp",
+    "django_otp.plugins.otp_totp",
     "core",
     "accounts",
     "tournaments",
@@ -70,6 +72,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django_otp.middleware.OTPMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "simple_history.middleware.HistoryRequestMiddleware",
@@ -123,17 +126,38 @@ PASSWORD_HASHERS = [
     "django.contrib.auth.hashers.ScryptPasswordHasher",
 ]
 
-# Sign-in lockout (django-axes, accounts.backends): 5 failures of one username from one
-# address lock that pair out for an hour (the answer is 429).
+# Sign-in lockout (django-axes, accounts.backends, accounts.lockout): 5 failures of one
+# username from one address, 30 from one address over any usernames, or 20 of one username
+# from any addresses lock that out for an hour (the answer is 429). The parameters' order
+# matches accounts.lockout.LIMIT_SETTINGS.
 AUTHENTICATION_BACKENDS = [
     "accounts.backends.LockoutBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
+AXES_HANDLER = "accounts.lockout.LockoutHandler"
 AXES_FAILURE_LIMIT = env.int("AXES_FAILURE_LIMIT", default=5)
+AXES_ADDRESS_FAILURE_LIMIT = env.int("AXES_ADDRESS_FAILURE_LIMIT", default=30)
+AXES_USERNAME_FAILURE_LIMIT = env.int("AXES_USERNAME_FAILURE_LIMIT", default=20)
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"], "ip_address", "username"]
 AXES_COOLOFF_TIME = timedelta(hours=env.float("AXES_COOLOFF_HOURS", default=1.0))
-AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_VERBOSE = False  # failures and lockouts are logged as JSON by core.authlog instead
+# The client's address: REMOTE_ADDR, or X-Forwarded-For only when REMOTE_ADDR is one of these
+# proxies (addresses or CIDR networks, comma-separated in the environment): core.clientip.
+TRUSTED_PROXIES = env.list("TRUSTED_PROXIES", default=[])
+AXES_CLIENT_IP_CALLABLE = "core.clientip.client_ip"
+
+# Staff sign-in (web.views.signin): the site's page, a TOTP second factor (django-otp) for
+# reviewers and superusers; the admin's login sends people there.
+LOGIN_URL = "web:signin"
+LOGOUT_REDIRECT_URL = "web:home"
+OTP_TOTP_ISSUER = "UNO Tour"
+PASSWORD_RESET_TIMEOUT = env.int("PASSWORD_RESET_TIMEOUT", default=60 * 60 * 3)
+
+# --- E-mail (password reset): EMAIL_URL, e.g. smtp+tls://USER:change-me@HOST:587 ---------------
+# Unset, mail is written to the console (production.py defaults to SMTP on localhost instead).
+globals().update(env.email_url("EMAIL_URL", default="consolemail://"))
+DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="UNO Tour <noreply@localhost>")
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -246,7 +270,6 @@ LOGGING: dict[str, Any] = {
     "loggers": {"unotour": {"handlers": ["json"], "level": "INFO", "propagate": False}},
 }
 
-LOGIN_URL = "admin:login"
 
 # --- Content Security Policy (django-csp) -------------------------------------------------------
 # Scripts only from this origin: the pages have no inline script (data travels in

@@ -23,6 +23,8 @@ if not CELERY_BROKER_URL:
         "CELERY_BROKER_URL is required in production: jobs never run in-process here."
     )
 CELERY_TASK_ALWAYS_EAGER = False
+# Password-reset mail goes out by SMTP (EMAIL_URL, e.g. smtp+tls://USER:change-me@HOST:587).
+globals().update(env.email_url("EMAIL_URL", default="smtp://localhost:25"))
 
 CACHES["default"] = env.cache("CACHE_URL", default="redis://127.0.0.1:6379/1")  # noqa: F405
 

@@ -6,6 +6,7 @@ from django.test import Client
 from accounts.models import User
 from integrity.models import Case, Flag
 from integrity.services.audits import audit_event
+from tests.accounts.signin import client_sign_in
 from tests.integrity.test_workflow import _monthly_with_a_farm
 
 pytestmark = pytest.mark.django_db
@@ -19,7 +20,7 @@ def test_the_admin_pages_render_and_flags_are_read_only() -> None:
     assert flag is not None
     admin = User.objects.create_superuser(username="root", password="pw-for-tests-only")
     client = Client()
-    client.force_login(admin)
+    client_sign_in(client, admin)
     for url in (
         "/admin/integrity/auditrun/",
         f"/admin/integrity/auditrun/{run.pk}/change/",

@@ -46,6 +46,7 @@ from integrity.models import AuditRun, Flag
 from integrity.services.audits import audit_event, event_key
 from integrity.simulation import simulate_season
 from integrity.tasks import audit_event_task
+from tests.accounts.signin import client_sign_in
 from tests.conftest import _forget_connections
 from tests.integrity.conftest import SMALL_WEEK, weekly_qualifier
 from tournaments.models import Season
@@ -336,7 +337,7 @@ def test_the_admin_finalise_action_shows_the_error_and_queues_nothing_when_the_b
     admin = User.objects.create_superuser(username="boss", password="pw-for-tests-only")
     event = make_event(make_season(), "2021-W05-Q", ends_at=local(2021, 2, 7, 23))
     client = Client()
-    client.force_login(admin)
+    client_sign_in(client, admin)
     broker(DEAD_BROKER)
 
     response = client.post(

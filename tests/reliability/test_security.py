@@ -22,6 +22,7 @@ from django.test import Client
 from django.urls import reverse
 
 from accounts.models import User
+from tests.accounts.signin import client_sign_in
 from tests.reliability.conftest import Seeded
 from tests.tournaments.conftest import make_record
 from titles.models import Qualification
@@ -51,7 +52,7 @@ def auth_log(event_log: list[tuple[str, str, dict[str, Any]]]) -> AuthLog:
 
 def _sign_in(client: Client, password: str, ip: str) -> Any:
     return client.post(
-        "/admin/login/?next=/admin/",
+        "/signin/?next=/admin/",
         {"username": "staff", "password": password},
         REMOTE_ADDR=ip,
     )
@@ -73,7 +74,7 @@ def test_five_failed_sign_ins_lock_the_username_at_that_address(auth_log: AuthLo
     events = auth_log.events()
     assert [name for name, _ in events].count("login_failed") == 6  # the 6th: locked out
     assert ("locked_out", {"username": "staff", "ip": "198.51.100.9"}) in events
-    assert events[0][1] == {"username": "staff", "ip": "198.51.100.9", "path": "/admin/login/"}
+    assert events[0][1] == {"username": "staff", "ip": "198.51.100.9", "path": "/signin/"}
     assert all("wrong" not in json.dumps(fields) for _, fields in events)
 
 
@@ -183,20 +184,31 @@ def post_forms() -> list[tuple[str, str, str]]:
 def test_every_post_form_refuses_a_request_without_the_csrf_token(seeded: Seeded) -> None:
     forms = post_forms()
     pending = Qualification.objects.get(pk=seeded.params["qualification"])
-    arguments = {"web:review-decide": [pending.pk, "approve"]}
+    arguments = {
+        "web:review-decide": [pending.pk, "approve"],
+        "web:password-reset-confirm": ["MQ", "set-password"],
+    }
+    password = {"username": "matrix-admin", "password": "pw-for-tests-only"}
+    new_password = {"new_password1": "a-new-pw-for-tests", "new_password2": "a-new-pw-for-tests"}
     data = {
         "web:review-decide": {"expected_version": pending.version, "reason": "ok"},
-        "admin:login": {"username": "matrix-admin", "password": "pw-for-tests-only"},
+        "admin:login": password,
+        "web:signin": password,
+        "web:signin-verify": {"token": "123456"},
+        "web:signin-enrol": {"token": "123456"},
+        "web:signout": {},
+        "web:password-reset": {"email": "matrix-admin@example.org"},
+        "web:password-reset-confirm": new_password,
     }
     routes = sorted({name for _, name, _ in forms} | {"admin:login"})
-    assert routes == ["admin:login", "web:review-decide"]
+    assert routes == sorted(data)
 
     reviewer = seeded.users["reviewer"]
     assert reviewer is not None
     refused = {}
     for name in routes:
         client = Client(enforce_csrf_checks=True)
-        client.force_login(reviewer)
+        client_sign_in(client, reviewer)
         path = reverse(name, args=arguments.get(name, []))
         refused[name] = client.post(path, data[name]).status_code
 
@@ -209,7 +221,7 @@ def test_with_the_token_the_review_form_goes_through(seeded: Seeded) -> None:
     reviewer = seeded.users["reviewer"]
     assert reviewer is not None
     client = Client(enforce_csrf_checks=True)
-    client.force_login(reviewer)
+    client_sign_in(client, reviewer)
     client.get("/review/")
     token = client.cookies["csrftoken"].value
     pending = Qualification.objects.get(pk=seeded.params["qualification"])

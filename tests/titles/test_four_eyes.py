@@ -15,6 +15,7 @@ from accounts.models import Player, User
 from accounts.roles import REVIEWER
 from core.errors import ConflictError
 from flows import grants
+from tests.accounts.signin import client_sign_in
 from tests.conftest import token_client
 from titles import services
 from titles.models import PlayerTitle, Qualification, QualificationRule, TitleChange
@@ -112,7 +113,7 @@ def test_the_review_page_refuses_the_entering_reviewer(
     entered: Qualification, reviewer: User, second_reviewer: User
 ) -> None:
     client = Client()
-    client.force_login(reviewer)
+    client_sign_in(client, reviewer)
     response = client.post(
         f"/review/qualifications/{entered.pk}/approve/", {"expected_version": 1, "reason": ""}
     )
@@ -122,7 +123,7 @@ def test_the_review_page_refuses_the_entering_reviewer(
     nothing_written(entered)
 
     other = Client()
-    other.force_login(second_reviewer)
+    client_sign_in(other, second_reviewer)
     other.post(
         f"/review/qualifications/{entered.pk}/approve/", {"expected_version": 1, "reason": ""}
     )

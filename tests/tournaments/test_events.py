@@ -8,6 +8,7 @@ from pytest_django import DjangoCaptureOnCommitCallbacks
 
 from accounts.models import User
 from core.errors import ConflictError, ServiceError
+from tests.accounts.signin import client_sign_in
 from tests.tournaments.factories import local, make_players, score_games
 from tournaments.models import CalendarChange, Entry, Event, Season
 from tournaments.selectors.events import station_title
@@ -232,7 +233,7 @@ def test_window_end_is_after_start(season: Season) -> None:
 @pytest.fixture
 def boss(client: Client) -> Client:
     user = User.objects.create_superuser("boss", password="pw-for-tests-only")
-    client.force_login(user)
+    client_sign_in(client, user)
     return client
 
 

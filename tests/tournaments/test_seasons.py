@@ -12,6 +12,7 @@ from core.domain.clock import TOUR_TZ
 from core.errors import ConflictError, ServiceError
 from flows.corrections import game_void
 from flows.finalisation import event_finalise
+from tests.accounts.signin import client_sign_in
 from tests.tournaments.factories import local, make_players, score_games
 from tournaments.models import CalendarChange, Entry, Event, Season
 from tournaments.services.seasons import ruleset_clean, season_create, season_update
@@ -272,7 +273,7 @@ def test_season_create_command() -> None:
 @pytest.fixture
 def admin_client_user(client: Client) -> Client:
     user = User.objects.create_superuser("boss", password="pw-for-tests-only")
-    client.force_login(user)
+    client_sign_in(client, user)
     return client
 
 

@@ -9,6 +9,7 @@ from django.test import Client
 
 from accounts.models import User
 from integrity.models import Case, CasePlayer
+from tests.accounts.signin import client_sign_in
 from tests.web.tour import Tour
 from titles.models import PlayerTitle, Qualification, QualificationStatus, TitleStatus
 
@@ -17,7 +18,7 @@ pytestmark = pytest.mark.django_db
 
 def reviewer_client(tour: Tour) -> Client:
     client = Client()
-    client.force_login(tour.reviewer)
+    client_sign_in(client, tour.reviewer)
     return client
 
 
@@ -41,7 +42,7 @@ def state(qualification: Qualification) -> tuple[str, int]:
 def test_reviewers_only(tour: Tour) -> None:
     anonymous = Client().get("/review/")
     assert anonymous.status_code == 302
-    assert anonymous["Location"] == "/admin/login/?next=/review/"
+    assert anonymous["Location"] == "/signin/?next=/review/"
     player_user = User.objects.create_user(username="someone", password="pw-for-tests-only")
     client = Client()
     client.force_login(player_user)
@@ -118,7 +119,7 @@ def test_a_held_player_cannot_be_approved(tour: Tour) -> None:
 
 def test_decisions_need_the_csrf_token(tour: Tour) -> None:
     client = Client(enforce_csrf_checks=True)
-    client.force_login(tour.reviewer)
+    client_sign_in(client, tour.reviewer)
     response = client.post(
         f"/review/qualifications/{tour.pending.pk}/approve/",
         {"expected_version": tour.pending.version},
