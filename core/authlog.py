@@ -14,13 +14,14 @@ from typing import Any
 
 from django.http import HttpRequest
 
+from core.clientip import client_ip
 from core.logs import log_event
 
 logger = logging.getLogger("unotour.auth")
 
 
 def client_address(request: HttpRequest | None) -> str | None:
-    return request.META.get("REMOTE_ADDR") if request is not None else None
+    return client_ip(request) if request is not None else None
 
 
 def on_login_failed(
