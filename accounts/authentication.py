@@ -1,14 +1,17 @@
-"""``Authorization: Token <raw>`` authentication against hashed, expiring ApiTokens."""
+"""``Authorization: Token <raw>`` authentication against hashed, expiring ApiTokens, and the
+browser's session once its second factor is satisfied."""
 
 from datetime import timedelta
 from typing import Any
 
 from django.utils import timezone
+from drf_spectacular.authentication import SessionScheme
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import authentication, exceptions
 from rest_framework.request import Request
 
 from accounts.models import ApiToken
+from accounts.second_factor import otp_satisfied
 
 
 class ApiTokenAuthentication(authentication.BaseAuthentication):
@@ -49,3 +52,20 @@ class ApiTokenScheme(OpenApiAuthenticationExtension):  # type: ignore[no-untyped
             "name": "Authorization",
             "description": "`Token <token>`; tokens are issued by `manage.py issue_token`.",
         }
+
+
+class VerifiedSessionAuthentication(authentication.SessionAuthentication):
+    """The browser's session, admitted only once it satisfied the second factor of a person
+    who needs one (accounts.second_factor); otherwise the request is anonymous."""
+
+    def authenticate(self, request: Request) -> tuple[Any, None] | None:
+        result: tuple[Any, None] | None = super().authenticate(request)
+        if result is not None and not otp_satisfied(request._request.user):
+            return None
+        return result
+
+
+class VerifiedSessionScheme(SessionScheme):  # type: ignore[no-untyped-call] # untyped base
+    """The schema's ``cookieAuth`` for the session authentication above."""
+
+    target_class = "accounts.authentication.VerifiedSessionAuthentication"

@@ -141,6 +141,7 @@ AXES_USERNAME_FAILURE_LIMIT = env.int("AXES_USERNAME_FAILURE_LIMIT", default=20)
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"], "ip_address", "username"]
 AXES_COOLOFF_TIME = timedelta(hours=env.float("AXES_COOLOFF_HOURS", default=1.0))
 AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "web/signin/locked.html"
 AXES_VERBOSE = False  # failures and lockouts are logged as JSON by core.authlog instead
 # The client's address: REMOTE_ADDR, or X-Forwarded-For only when REMOTE_ADDR is one of these
 # proxies (addresses or CIDR networks, comma-separated in the environment): core.clientip.
@@ -202,7 +203,7 @@ READ_STALE_SECONDS = env.int("READ_STALE_SECONDS", default=1)
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "accounts.authentication.ApiTokenAuthentication",
-        "rest_framework.authentication.SessionAuthentication",
+        "accounts.authentication.VerifiedSessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",

@@ -31,6 +31,7 @@ def test_thirty_usernames_from_one_address_lock_the_address() -> None:
     assert answers == [200] * 29 + [429]  # the 30th failure locks the address
     assert refused.status_code == 429  # the 31st attempt, the right password of a real user
     assert refused.signed_in is False
+    assert "登录失败次数过多" in refused.content.decode()
     assert elsewhere.status_code == 302
     assert elsewhere.signed_in is True
 

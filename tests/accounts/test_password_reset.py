@@ -13,7 +13,7 @@ from tests.accounts.signin import PASSWORD, make_staff
 
 pytestmark = pytest.mark.django_db
 
-NEW_PASSWORD = "pw-for-tests-only-new"
+NEW_PASSWORD = PASSWORD + "-new"
 
 
 def _ask(client: Client, email: str) -> str:

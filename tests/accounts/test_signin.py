@@ -161,3 +161,14 @@ def test_the_admin_login_form_is_the_sign_in_page() -> None:
 def test_anonymous_visitors_to_a_staff_page_go_to_sign_in_with_next() -> None:
     assert Client().get("/review/")["Location"] == "/signin/?next=/review/"
     assert Client().get("/en/review/")["Location"] == "/en/signin/?next=/en/review/"
+
+
+def test_the_api_treats_a_session_without_the_second_factor_as_anonymous() -> None:
+    reviewer = make_staff("rev", role=REVIEWER)
+
+    unverified = client_sign_in(Client(), reviewer, verified=False).get("/api/me/")
+    verified = client_sign_in(Client(), reviewer).get("/api/me/")
+
+    assert unverified.status_code == 401
+    assert verified.status_code == 200
+    assert verified.json()["username"] == "rev"
