@@ -1,5 +1,5 @@
 """Who may open a staff page (SPEC §1): a page of one role admits a signed-in user holding it
-(superusers hold every role) and, if the role needs one, whose session confirmed a second
+(superusers hold every role) and, if the person needs one, whose session confirmed a second
 factor (accounts.second_factor); anyone else signed in gets 403, anonymous visitors and
 sessions without the second factor the sign-in page (``settings.LOGIN_URL``) with ``?next=``
 back to where they were going."""
