@@ -1,7 +1,8 @@
 """Signing in in a real browser (headless Chromium, selenium): a reviewer types the password,
 then the code of the authenticator (tests.accounts.signin.browser_sign_in), lands on the
 review queue and signs out from the header; the sign-in, code, enrolment and reset pages
-are shot at 1280 px and at 390 px (docs/screenshots/signin*.png, reset*.png)."""
+and the header of a signed-in person are shot at 1280 px and at 390 px
+(docs/screenshots/signin*.png, signed-in*.png, reset*.png)."""
 
 from typing import Any
 
@@ -64,6 +65,7 @@ def test_a_reviewer_signs_in_with_the_code_and_signs_out(browser: Any, live_serv
 
     assert browser.current_url == f"{live_server.url}/review/"
     assert css(browser, "form.signout .who").text == "reviewer-li"
+    _both_widths(browser, "signed-in")
     css(browser, "form.signout button").click()
     assert browser.current_url == f"{live_server.url}/"
     assert browser.find_elements("css selector", "form.signout") == []
