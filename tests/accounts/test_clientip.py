@@ -26,7 +26,7 @@ TRUSTED = ["10.0.0.0/8", "2001:db8::1"]
 )
 def test_client_ip(settings: Any, remote: str, forwarded: str, expected: str) -> None:
     settings.TRUSTED_PROXIES = TRUSTED
-    meta = {"REMOTE_ADDR": remote}
+    meta: dict[str, Any] = {"REMOTE_ADDR": remote}
     if forwarded:
         meta["HTTP_X_FORWARDED_FOR"] = forwarded
 

@@ -31,7 +31,7 @@ def test_a_staff_member_resets_the_password_through_the_mailed_link() -> None:
     message = mail.outbox[0]
     assert message.to == ["org@example.org"]
     assert message.subject == "UNO 中国线上巡回赛：重设密码"
-    link = re.search(r"http://testserver(/signin/reset/[^/]+/[^/]+/)", message.body)
+    link = re.search(r"http://testserver(/signin/reset/[^/]+/[^/]+/)", str(message.body))
     assert link is not None
 
     form = client.get(link[1])
@@ -54,7 +54,7 @@ def test_mismatched_new_passwords_change_nothing() -> None:
     make_staff("org", role=ORGANISER, device=False, email="org@example.org")
     client = Client()
     _ask(client, "org@example.org")
-    link = re.search(r"http://testserver(/signin/reset/[^/]+/[^/]+/)", mail.outbox[0].body)
+    link = re.search(r"http://testserver(/signin/reset/[^/]+/[^/]+/)", str(mail.outbox[0].body))
     assert link is not None
     set_password = client.get(link[1])["Location"]
 

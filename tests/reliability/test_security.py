@@ -184,7 +184,7 @@ def post_forms() -> list[tuple[str, str, str]]:
 def test_every_post_form_refuses_a_request_without_the_csrf_token(seeded: Seeded) -> None:
     forms = post_forms()
     pending = Qualification.objects.get(pk=seeded.params["qualification"])
-    arguments = {
+    arguments: dict[str, list[Any]] = {
         "web:review-decide": [pending.pk, "approve"],
         "web:password-reset-confirm": ["MQ", "set-password"],
     }
