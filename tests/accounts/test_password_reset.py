@@ -79,3 +79,18 @@ def test_the_reset_pages_have_english_under_en() -> None:
 
     assert "Reset your password" in page
     assert 'action="/en/signin/reset/"' in page
+
+
+def test_mail_goes_to_the_console_unless_email_url_names_a_server() -> None:
+    import environ
+
+    from config.settings import base
+
+    assert vars(base)["EMAIL_BACKEND"] == "django.core.mail.backends.console.EmailBackend"
+    smtp = environ.Env.email_url_config("smtp+tls://tour:change-me@smtp.example.org:587")
+    assert (smtp["EMAIL_BACKEND"], smtp["EMAIL_HOST"], smtp["EMAIL_PORT"]) == (
+        "django.core.mail.backends.smtp.EmailBackend",
+        "smtp.example.org",
+        587,
+    )
+    assert smtp["EMAIL_USE_TLS"] is True
