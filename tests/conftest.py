@@ -6,11 +6,13 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import Group
 from django.core.cache import cache, caches
+from django.test import Client
 from hypothesis import settings as hypothesis_settings
 from rest_framework.test import APIClient
 
 from accounts.models import ApiToken, User
 from accounts.roles import GAME_SERVER, ORGANISER, REVIEWER, ensure_roles
+from tests.accounts.signin import client_sign_in
 
 # No per-example deadline: the machines are shared and a loaded one makes a fast property
 # look slow (a failure then says nothing about the property). Timing lives in `bench`.
@@ -54,6 +56,12 @@ def reviewer(roles: None) -> User:
 @pytest.fixture
 def game_server(roles: None) -> User:
     return _user("server", GAME_SERVER)
+
+
+@pytest.fixture
+def admin_client(client: Client, admin_user: User) -> Client:
+    """pytest-django's superuser client, its second factor confirmed (the admin needs it)."""
+    return client_sign_in(client, admin_user)
 
 
 @pytest.fixture
