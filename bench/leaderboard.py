@@ -127,7 +127,7 @@ def _generate(qualifier: Event, players: int) -> None:
 
 def _bare_sort(qualifier: Event) -> float:
     """Seconds to sort the same eligible rows, in the same order, into a temp table."""
-    order = ranking_order_sql(qualifier.season)
+    order = ranking_order_sql(qualifier)
     with timer() as elapsed, transaction.atomic(), connection.cursor() as cursor:
         cursor.execute(
             "CREATE TEMP TABLE bench_sorted ON COMMIT DROP AS "  # noqa: S608

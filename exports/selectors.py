@@ -85,7 +85,7 @@ def leaderboard_export(*, event: Event, province: str | None = None) -> Iterator
     rows = Standing.objects.filter(event=event)
     if province:
         rows = rows.filter(province=province)
-    order = ranking_order(event.season)
+    order = ranking_order(event)
     ranked = rows.filter(eligible=True).order_by(*order).values_list(*_STANDING_COLUMNS)
     ranks = leaderboard_ranks(event, province=province, chunk=CHUNK)
     for values, (_, rank, province_rank) in zip(ranked.iterator(CHUNK), ranks, strict=True):

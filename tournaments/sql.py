@@ -200,15 +200,16 @@ def order_column(tiebreak: TieBreak) -> str:
     return "player_key" if tiebreak.column == "player" else tiebreak.column
 
 
-def season_tiebreaks(season: Season) -> tuple[tuple[TieBreak, ...], bool]:
-    """The season's tie-breaks, and whether they are the default order (the indexes')."""
-    tiebreaks = resolve_order(season.tiebreak_order)
+def event_tiebreaks(event: Event) -> tuple[tuple[TieBreak, ...], bool]:
+    """The event's tie-breaks (those it was finalised with, else the season's), and whether
+    they are the default order (the indexes')."""
+    tiebreaks = resolve_order(event.rule("tiebreak_order"))
     return tiebreaks, tuple(t.name for t in tiebreaks) == DEFAULT_ORDER
 
 
-def ranking_order_sql(season: Season) -> str:
+def ranking_order_sql(event: Event) -> str:
     """The same order as SQL, for window functions."""
-    tiebreaks, default = season_tiebreaks(season)
+    tiebreaks, default = event_tiebreaks(event)
     parts = []
     for tiebreak in tiebreaks:
         part = connection.ops.quote_name(order_column(tiebreak))
@@ -224,7 +225,7 @@ def _ranked_sql(event: Event, columns: tuple[str, ...], *, where: str = "") -> s
     event's eligible rows, by window functions over the season's order; ``where`` narrows
     the rows before they are ranked (parameters: the event, True, then ``where``'s)."""
     quote = connection.ops.quote_name
-    order = ranking_order_sql(event.season)
+    order = ranking_order_sql(event)
     return (
         f"SELECT {', '.join(map(quote, columns))}, "  # noqa: S608
         f"ROW_NUMBER() OVER (ORDER BY {order}) AS rn, "

@@ -15,6 +15,7 @@ from flows.finalisation import event_finalise
 from tests.accounts.signin import client_sign_in
 from tests.tournaments.factories import local, make_players, score_games
 from tournaments.models import CalendarChange, Entry, Event, Season
+from tournaments.services.finalise import event_refreeze
 from tournaments.services.seasons import ruleset_clean, season_create, season_update
 
 pytestmark = pytest.mark.django_db
@@ -227,18 +228,68 @@ def test_ruleset_clean_accepts_the_defaults() -> None:
     assert clean["tiebreak_order"] == ["total", "player"]
 
 
-def test_season_wide_rules_lock_once_an_event_is_finalised() -> None:
+def test_the_time_zone_locks_once_an_event_is_finalised() -> None:
     season = season_create(year=2021, start=date(2021, 1, 4))
     Event.objects.filter(code="2021-W01-Q").update(status="finalised")
 
-    with pytest.raises(ConflictError, match="tiebreak_order can no longer change"):
-        season_update(
-            season=season, changes={"tiebreak_order": ["total", "best"]}, by=None, reason="late"
-        )
+    with pytest.raises(ConflictError, match="time_zone can no longer change .*one time zone"):
+        season_update(season=season, changes={"time_zone": "Asia/Urumqi"}, by=None, reason="late")
     season_update(season=season, changes={"cities": ["南京"]}, by=None, reason="names only")
 
     season.refresh_from_db()
-    assert (season.tiebreak_order[0], season.cities) == ("total", ["南京"])
+    assert (season.time_zone, season.cities) == ("Asia/Shanghai", ["南京"])
+    assert CalendarChange.objects.filter(action="ruleset").count() == 1
+
+
+def test_the_tiebreak_order_changes_for_the_events_not_yet_finalised(organiser: User) -> None:
+    """Issue 23 item 11: W01-F was ranked by best game after the total; the season then
+    ranks by games played: W01-F keeps its order (even re-frozen by a correction), W02-F
+    follows the new one, and the change is logged."""
+    quotas = {
+        "weekly_qualifier": {"national": 0, "per_province": 0},
+        "weekly_final": {"national": 1, "per_province": 0},
+        "monthly_final": {"national": 1, "per_province": 0},
+        "quarterly_final": {"national": 1, "per_province": 0},
+        "annual_final": {"national": 0, "per_province": 0},
+    }
+    season = season_create(
+        year=2021,
+        start=date(2021, 1, 4),
+        ruleset={
+            "quotas": quotas,
+            "best_n": 2,
+            "minimum_games": 1,
+            "tiebreak_order": ["total", "best"],
+        },
+    )
+    after = local(2021, 1, 19, 12)
+    for code in ("2021-W01-Q", "2021-W02-Q"):
+        event_finalise(event=Event.objects.get(code=code), by=organiser, now=after)
+    w01, w02 = Event.objects.get(code="2021-W01-F"), Event.objects.get(code="2021-W02-F")
+    # equal totals of 40: one game of 40 (best 40) against two games of 20 (best 20)
+    one, two = make_players(2, prefix="t")
+    score_games(w01, {one: [40], two: [20, 20]})
+    three, four = make_players(2, prefix="u")
+    score_games(w02, {three: [40], four: [20, 20]})
+    event_finalise(event=w01, by=organiser, now=after)
+
+    season_update(
+        season=season,
+        changes={"tiebreak_order": ["total", "games"]},
+        by=organiser,
+        reason="more games first",
+    )
+    event_finalise(event=w02, by=organiser, now=after)
+    w01.refresh_from_db()
+    event_refreeze(event=w01)
+
+    assert w01.ruleset["tiebreak_order"] == ["total", "best", "player"]
+    assert w01.champion == one  # by best game, as it was ranked
+    w02.refresh_from_db()
+    assert w02.champion == four  # by games played, the season's order now
+    log = CalendarChange.objects.get(action="ruleset")
+    assert (log.by, log.reason) == (organiser, "more games first")
+    assert log.diff["tiebreak_order"]["after"] == ["total", "games", "player"]
 
 
 # --- the command ---------------------------------------------------------------------------

@@ -71,6 +71,7 @@ class Season(models.Model):
         "card_table",
         "singles_scoring",
         "placement_points",
+        "tiebreak_order",
     )
 
     class Meta:

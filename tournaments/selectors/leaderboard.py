@@ -48,15 +48,15 @@ from django.http import HttpRequest
 from accounts.models import Player
 from core.cache import cached_by_version, snapshot
 from tournaments.domain.advancement import Verdict, explain
-from tournaments.models import Event, EventStatus, Season, Standing
+from tournaments.models import Event, EventStatus, Standing
 from tournaments.selectors.events import event_minimum_games, event_quota, window_is_open
 from tournaments.sql import (
     RankedStanding,
+    event_tiebreaks,
     leaderboard_ranks,
     leaderboard_top,
     order_column,
     ranking_order_sql,
-    season_tiebreaks,
 )
 
 __all__ = [
@@ -75,9 +75,10 @@ __all__ = [
 ]
 
 
-def ranking_order(season: Season) -> list[OrderBy]:
-    """The ORDER BY of a leaderboard part (within eligible or within ineligible rows)."""
-    tiebreaks, default = season_tiebreaks(season)
+def ranking_order(event: Event) -> list[OrderBy]:
+    """The ORDER BY of a leaderboard part (within eligible or within ineligible rows), in the
+    event's tie-break order."""
+    tiebreaks, default = event_tiebreaks(event)
     order = []
     for tiebreak in tiebreaks:
         nulls_last = True if tiebreak.nulls_last and not default else None
@@ -90,11 +91,11 @@ def ranking_order(season: Season) -> list[OrderBy]:
     return order
 
 
-def _better_than(standing: Standing, season: Season) -> Q:
-    """Rows strictly before ``standing`` in the season's order (NULLs last). Every order
+def _better_than(standing: Standing, event: Event) -> Q:
+    """Rows strictly before ``standing`` in the event's order (NULLs last). Every order
     starts with ``total`` descending (``resolve_order``), so the leading ``total >=`` adds
     nothing but an index range."""
-    tiebreaks, _ = season_tiebreaks(season)
+    tiebreaks, _ = event_tiebreaks(event)
     better = Q(pk__in=[])
     equal = Q()
     for tiebreak in tiebreaks:
@@ -118,7 +119,7 @@ def live_ranks(standing: Standing, event: Event) -> tuple[int | None, int | None
     if not standing.eligible:
         return None, None
     ahead = Standing.objects.filter(event=event, eligible=True).filter(
-        _better_than(standing, event.season)
+        _better_than(standing, event)
     )
     counts = ahead.aggregate(
         national=Count("pk"), province=Count("pk", filter=Q(province=standing.province))
@@ -242,7 +243,7 @@ class Leaderboard:
         if start < 0 or stop < 0 or key.step not in (None, 1):
             raise ValueError("a leaderboard slices forward from 0")
         eligible = self._count_rows()["eligible"]
-        order = ranking_order(self.event.season)
+        order = ranking_order(self.event)
         rows: list[LeaderboardRow] = []
         if start < eligible:
             ranked = list(
@@ -269,7 +270,7 @@ class Leaderboard:
         national page's rows, the national ranks of a province page's rows."""
         if not ranked:
             return {}
-        season = self.event.season
+        event = self.event
         board = Standing.objects.filter(event=self.event, eligible=True)
         first, last = ranked[0], ranked[-1]
         if not self.province:
@@ -277,7 +278,7 @@ class Leaderboard:
             # province's rows above the page, then go on counting down the page.
             above = dict(
                 board.filter(province__in={s.province for s in ranked})
-                .filter(_better_than(first, season))
+                .filter(_better_than(first, event))
                 .values_list("province")
                 .annotate(rows=Count("pk"))
                 .order_by()
@@ -289,13 +290,13 @@ class Leaderboard:
             return ranks
         # The national rows from the page's first row to its last, numbered by a window and
         # offset by the count of rows above the first; only the page's rows are returned.
-        offset = board.filter(_better_than(first, season)).count()
+        offset = board.filter(_better_than(first, event)).count()
         span = (
-            board.exclude(_better_than(first, season))
-            .filter(_better_than(last, season) | Q(player_key=last.player_key))
+            board.exclude(_better_than(first, event))
+            .filter(_better_than(last, event) | Q(player_key=last.player_key))
             .annotate(
                 page_key=F("player_key"),
-                position=Window(RowNumber(), order_by=ranking_order(season)),
+                position=Window(RowNumber(), order_by=ranking_order(event)),
             )
             .values_list("page_key", "position")
         )

@@ -353,7 +353,8 @@ def season_update_check(*, season: Season, changes: Mapping[str, Any]) -> dict[s
     if frozen and season.events.filter(status=EventStatus.FINALISED).exists():
         raise ConflictError(
             f"season {season.year} has finalised events: {', '.join(frozen)} can no longer "
-            "change (every board of the season shares it)",
+            "change (the tour's days are calendar days of one time zone, and the finalised "
+            "events' windows and title days were counted in it)",
             detail=dict.fromkeys(frozen, "locked by finalised events"),
         )
     return changed
