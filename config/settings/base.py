@@ -114,6 +114,11 @@ for _key in ("host", "port"):
         DATABASES["default"][_key.upper()] = DATABASES["default"]["OPTIONS"].pop(_key)
 DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("DATABASE_CONN_MAX_AGE", default=60))
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+# Seconds to wait for PostgreSQL to accept a connection (libpq connect_timeout): a server that
+# accepts and never answers then fails the request (503) instead of holding its thread.
+DATABASES["default"].setdefault("OPTIONS", {})["connect_timeout"] = env.int(
+    "DATABASE_CONNECT_TIMEOUT", default=3
+)
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 AUTH_USER_MODEL = "accounts.User"
@@ -185,8 +190,26 @@ STORAGES = {
 }
 
 # --- Cache -------------------------------------------------------------------------------------
+# Seconds to wait for Redis (cache and broker): connecting, then each answer. A Redis that
+# accepts and never answers then fails fast, and the cache fails soft (core.redis_cache).
+REDIS_CONNECT_TIMEOUT = env.float("REDIS_CONNECT_TIMEOUT", default=1.0)
+REDIS_SOCKET_TIMEOUT = env.float("REDIS_SOCKET_TIMEOUT", default=1.0)
+
+
+def shared_cache(url_default: str) -> dict[str, Any]:
+    """``CACHE_URL``'s cache; a Redis one fails soft and has the timeouts above."""
+    config: dict[str, Any] = env.cache("CACHE_URL", default=url_default)
+    if config["BACKEND"] == "django.core.cache.backends.redis.RedisCache":
+        config["BACKEND"] = "core.redis_cache.FailSoftRedisCache"
+        config["OPTIONS"] = {
+            "socket_connect_timeout": REDIS_CONNECT_TIMEOUT,
+            "socket_timeout": REDIS_SOCKET_TIMEOUT,
+        }
+    return config
+
+
 CACHES = {
-    "default": env.cache("CACHE_URL", default="locmemcache://unotour"),
+    "default": shared_cache("locmemcache://unotour"),
     # Each process's own copies of cached public answers (core.cache.cached_response).
     "local": {
         "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
@@ -247,6 +270,17 @@ CELERY_RESULT_SERIALIZER = "json"
 CELERY_TASK_TIME_LIMIT = env.int("CELERY_TASK_TIME_LIMIT", default=30 * 60)
 CELERY_TASK_SOFT_TIME_LIMIT = env.int("CELERY_TASK_SOFT_TIME_LIMIT", default=25 * 60)
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# A job is acknowledged when it finishes, and redelivered when its worker dies: Redis hands an
+# unacknowledged job to another worker after the visibility timeout, set just above the hard
+# time limit (the longest job's ceiling), so a job that is still running is never doubled.
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": CELERY_TASK_TIME_LIMIT + 5 * 60,
+    "socket_connect_timeout": REDIS_CONNECT_TIMEOUT,
+    "socket_timeout": 5.0,
+}
+CELERY_BROKER_CONNECTION_TIMEOUT = 2.0
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 # Jobs run in-process only when a settings module says so explicitly (local, test); production

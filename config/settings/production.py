@@ -26,7 +26,7 @@ CELERY_TASK_ALWAYS_EAGER = False
 # Password-reset mail goes out by SMTP (EMAIL_URL, e.g. smtp+tls://USER:change-me@HOST:587).
 globals().update(env.email_url("EMAIL_URL", default="smtp://localhost:25"))
 
-CACHES["default"] = env.cache("CACHE_URL", default="redis://127.0.0.1:6379/1")  # noqa: F405
+CACHES["default"] = shared_cache("redis://127.0.0.1:6379/1")  # noqa: F405
 
 STORAGES["staticfiles"] = {
     "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage",

@@ -8,6 +8,8 @@ from typing import Any
 
 import pytest
 from django.core import mail
+from selenium.webdriver.support import expected_conditions as ec
+from selenium.webdriver.support.ui import WebDriverWait
 
 from accounts.roles import REVIEWER
 from tests.accounts.signin import PASSWORD, browser_sign_in, make_staff
@@ -45,9 +47,12 @@ def _both_widths(browser: Any, name: str) -> None:
 
 
 def _password(browser: Any, username: str) -> None:
+    """Type the password and submit; returns once the next page has loaded."""
+    before = browser.current_url
     css(browser, "input[name=username]").send_keys(username)
     css(browser, "input[name=password]").send_keys(PASSWORD)
     css(browser, "form.stacked button[type=submit]").click()
+    WebDriverWait(browser, 10).until(ec.url_changes(before))
 
 
 def test_a_reviewer_signs_in_with_the_code_and_signs_out(browser: Any, live_server: Any) -> None:
@@ -67,7 +72,7 @@ def test_a_reviewer_signs_in_with_the_code_and_signs_out(browser: Any, live_serv
     assert css(browser, "form.signout .who").text == "reviewer-li"
     _both_widths(browser, "signed-in")
     css(browser, "form.signout button").click()
-    assert browser.current_url == f"{live_server.url}/"
+    WebDriverWait(browser, 10).until(ec.url_to_be(f"{live_server.url}/"))
     assert browser.find_elements("css selector", "form.signout") == []
 
 
@@ -87,9 +92,11 @@ def test_the_reset_pages(browser: Any, live_server: Any) -> None:
 
     browser.get(f"{live_server.url}/signin/")
     css(browser, "a[href='/signin/reset/']").click()
+    WebDriverWait(browser, 10).until(ec.url_to_be(f"{live_server.url}/signin/reset/"))
     _both_widths(browser, "reset")
     css(browser, "input[name=email]").send_keys("zhao@example.org")
     css(browser, "form.stacked button[type=submit]").click()
+    WebDriverWait(browser, 10).until(ec.url_to_be(f"{live_server.url}/signin/reset/sent/"))
 
     assert browser.current_url == f"{live_server.url}/signin/reset/sent/"
     assert len(mail.outbox) == 1
