@@ -7,14 +7,21 @@ page and API route; JSON bodies are checked by the serializers (DRF's CharField 
 and the ingest service.
 
 :class:`LoopbackHealthzMiddleware` answers the container's own healthcheck whatever
-``ALLOWED_HOSTS`` holds (production adds it first in the chain)."""
+``ALLOWED_HOSTS`` holds (production adds it first in the chain).
 
+:class:`DatabaseUnavailableMiddleware` answers 503 when PostgreSQL is gone."""
+
+import logging
 from collections.abc import Callable
 from urllib.parse import unquote_to_bytes
 
+from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
 
 from core.health import healthz
+
+log = logging.getLogger("unotour.database")
 
 
 class RejectNulMiddleware:
@@ -50,3 +57,29 @@ class LoopbackHealthzMiddleware:
         if request.path_info == "/healthz" and request.META.get("REMOTE_ADDR") in LOOPBACK:
             return healthz(request)
         return self.get_response(request)
+
+
+class DatabaseUnavailableMiddleware:
+    """A view that lost PostgreSQL (a connection refused, timed out or dropped) answers 503 at
+    once: JSON ``{"code": "unavailable", "message"}`` under ``/api/``, the site's styled page
+    elsewhere. Nothing was written: every write is one transaction."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if not isinstance(exception, OperationalError | InterfaceError):
+            return None
+        log.error("database unavailable: %s %s: %s", request.method, request.path, exception)
+        if request.path.startswith("/api/"):
+            message = "The database is unavailable; nothing was changed. Try again shortly."
+            response: HttpResponse = JsonResponse(
+                {"code": "unavailable", "message": message}, status=503
+            )
+        else:
+            response = render(request, "503.html", status=503)
+        response["Retry-After"] = "30"
+        return response

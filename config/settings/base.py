@@ -77,6 +77,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "simple_history.middleware.HistoryRequestMiddleware",
     "csp.middleware.CSPMiddleware",
+    "core.middleware.DatabaseUnavailableMiddleware",
     # Last, as django-axes asks: turns a locked-out sign-in into its 429 answer.
     "axes.middleware.AxesMiddleware",
 ]

@@ -168,3 +168,32 @@ def test_refused_credentials_count_against_the_budget(settings: Any) -> None:
 
     assert codes == [401] * 5 + [429] * 2
     assert other.status_code == 200
+
+
+def test_with_the_database_down_the_api_and_the_site_answer_503_fast(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import psycopg
+    from django.db import connection
+    from django.db.backends.postgresql.base import DatabaseWrapper
+
+    def refused(self: Any, params: Any) -> Any:
+        raise psycopg.OperationalError("connection refused (injected)")
+
+    connection.close()
+    monkeypatch.setattr(DatabaseWrapper, "get_new_connection", refused)
+
+    started = time.monotonic()
+    api = Client().get("/api/seasons/")
+    site = Client().get("/players/?q=abc")
+    health = Client().get("/healthz")
+    elapsed = time.monotonic() - started
+    monkeypatch.undo()
+
+    assert api.status_code == 503
+    assert api.json()["code"] == "unavailable"
+    assert site.status_code == 503
+    assert "服务暂时不可用" in site.content.decode()
+    assert health.status_code == 503
+    assert health.json()["components"]["database"]["status"] == "down"
+    assert elapsed < 5
