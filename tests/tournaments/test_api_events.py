@@ -419,3 +419,24 @@ def test_an_event_shows_a_field_changed_by_a_correction(api: APIClient) -> None:
     answer = api.get("/api/events/2021-02-M/").json()
 
     assert (answer["field_changed_at"], answer["field_changed_by"]) == (None, None)
+
+
+@pytest.mark.parametrize("code", ["2021/NC", "../NC", "2021 NC", "2021-N\u200bC"])
+def test_an_event_code_outside_the_pattern_is_refused_and_nothing_written(
+    organiser_api: APIClient, season_2021: Season, code: str
+) -> None:
+    before = Event.objects.count()
+    add = {
+        "season": 2021,
+        "code": code,
+        "kind": "championship",
+        "starts_at": "2021-12-01T10:00:00+08:00",
+        "ends_at": "2021-12-02T23:00:00+08:00",
+        "reason": "全国锦标赛",
+    }
+
+    refused = organiser_api.post("/api/events/", add, format="json")
+
+    assert refused.status_code == 400
+    assert "may hold only letters" in str(refused.json()["code"])
+    assert Event.objects.count() == before

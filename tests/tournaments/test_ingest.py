@@ -11,6 +11,7 @@ from datetime import datetime
 from typing import Any
 
 import pytest
+from django.core.management import CommandError, call_command
 from django.db import connection
 
 from accounts.models import Player, PlayerChange, User
@@ -285,6 +286,12 @@ REFUSED = [
     ("id blank", _set("id", "  "), "id", "must not be blank"),
     ("id too long", _set("id", "g" * 65), "id", "longer than 64 characters"),
     ("id with NUL", _set("id", "g\x001"), "id", "holds a NUL character"),
+    (
+        "id with a slash",
+        _set("id", "g/1"),
+        "id",
+        "may hold only letters A-Z a-z, digits and - _ . (found U+002F 'SOLIDUS')",
+    ),
     ("unknown field", _set("extra", 1), "extra", "unknown field"),
     ("missing mode", _set("mode", ...), "mode", "required"),
     ("missing seats", _set("seats", ...), "seats", "required"),
@@ -491,6 +498,24 @@ REFUSED = [
         _set("seats[0].player.name", "小\x00猴"),
         "seats[0].player.name",
         "holds a NUL character",
+    ),
+    (
+        "a player id with a slash",
+        _set("seats[0].player.id", "../../etc"),
+        "seats[0].player.id",
+        "may hold only letters A-Z a-z, digits and - _ . (found U+002F 'SOLIDUS')",
+    ),
+    (
+        "a player id with a zero-width space",
+        _set("seats[0].player.id", "p\u200b0000001"),
+        "seats[0].player.id",
+        "may hold only letters A-Z a-z, digits and - _ . (found U+200B 'ZERO WIDTH SPACE')",
+    ),
+    (
+        "a name with a right-to-left override",
+        _set("seats[0].player.name", "evil\u202egnp"),
+        "seats[0].player.name",
+        "holds a hidden or reordering character U+202E 'RIGHT-TO-LEFT OVERRIDE'",
     ),
     (
         "lone surrogate",
@@ -905,3 +930,32 @@ def test_the_ingest_bench_stage_runs_and_removes_its_rows() -> None:
     with connection.cursor() as cursor:
         cursor.execute("SELECT count(*) FROM pg_tables WHERE tablename LIKE 'bench_%'")
         assert cursor.fetchone() == (0,)
+
+
+@pytest.mark.django_db
+def test_a_name_is_stored_in_nfc(record: RecordBuilder, event: Event) -> None:
+    game = record("g-nfc")
+    game["seats"][0]["player"]["name"] = "Cafe\u0301"
+
+    report = games_ingest(records=[game])
+
+    assert report.rejected == []
+    key = game["seats"][0]["player"]["id"]
+    assert Player.objects.get(external_id=key).name == "Caf\u00e9"
+
+
+@pytest.mark.django_db
+def test_identifiers_check_lists_what_was_stored_before_the_rules() -> None:
+    Player.objects.create(external_id="../../etc", name="a\u202eb", province="江苏")
+    Player.objects.create(external_id="p0000001", name="小猴子", province="江苏")
+    out = io.StringIO()
+
+    with pytest.raises(CommandError, match="2 stored values break the rules"):
+        call_command("identifiers_check", stdout=out)
+
+    assert out.getvalue().splitlines() == [
+        "player '../../etc': id may hold only letters A-Z a-z, digits and - _ . "
+        "(found U+002F 'SOLIDUS')",
+        "player '../../etc': name holds a hidden or reordering character U+202E "
+        "'RIGHT-TO-LEFT OVERRIDE'",
+    ]

@@ -15,6 +15,7 @@ from accounts.provinces import PROVINCE_SET
 from accounts.roles import signed_in
 from core.broker import enqueue_or_fail
 from core.cache import CachedPage, cached_page
+from core.domain.text import ident_problem
 from core.errors import ServiceError, found
 from core.pagination import DefaultPagination
 from tournaments.api.base import OrganiserWritesView, page_response, paginated
@@ -105,6 +106,12 @@ class EventsView(OrganiserWritesView):
             max_length=40, required=False, help_text="qualification rule key its champion earns"
         )
         reason = serializers.CharField(max_length=500)
+
+        def validate_code(self, value: str) -> str:
+            problem = ident_problem(value)
+            if problem is not None:
+                raise ValidationError(f"an event code {problem}")
+            return value
 
     @extend_schema(
         operation_id="events_list",

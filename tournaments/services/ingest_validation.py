@@ -42,6 +42,7 @@ from functools import lru_cache
 from typing import Any, cast
 
 from accounts.provinces import PROVINCE_SET
+from core.domain.text import ident_problem, name_clean
 from tournaments.domain.cards import CardError, CardTable, validate_deal
 from tournaments.domain.scoring import SCORINGS, tour_doubles
 from tournaments.domain.teams import adjacent_teammates
@@ -116,8 +117,11 @@ def record_id_of(record: object) -> str:
 def _record_id(record: dict[str, Any]) -> str:
     if "id" not in record:
         raise RecordError("id", "required")
-    record_id = record["id"]
-    return _text(record_id, "id", MAX_ID)
+    record_id = _text(record["id"], "id", MAX_ID)
+    problem = ident_problem(record_id)
+    if problem is not None:
+        raise RecordError("id", problem)
+    return record_id
 
 
 def _moment(record: dict[str, Any], field: str) -> datetime:
@@ -249,8 +253,14 @@ def _seat(i: int, seat: object, singles: bool, points_of: dict[str, int]) -> _Ro
     key, name, province = player["id"], player["name"], player["province"]
     if not _plain(key, MAX_ID):
         _text(key, f"seats[{i}].player.id", MAX_ID)
+    problem = ident_problem(key)
+    if problem is not None:
+        raise RecordError(f"seats[{i}].player.id", problem)
     if not _plain(name, MAX_NAME):
         _text(name, f"seats[{i}].player.name", MAX_NAME)
+    name, problem = name_clean(name)
+    if problem is not None:
+        raise RecordError(f"seats[{i}].player.name", problem)
     if type(province) is not str or province not in PROVINCE_SET:
         raise RecordError(f"seats[{i}].player.province", f"unknown province {_show(province)}")
     team = seat.get("team")
