@@ -120,7 +120,7 @@ def test_a_unix_socket_database_url_reaches_django_as_host_and_port(
     database = importlib.import_module("config.settings.base").DATABASES["default"]
     assert (database["HOST"], database["PORT"]) == ("/srv/tour/pg", 5433)
     assert database["NAME"] == "unotour"
-    assert database["OPTIONS"] == {}
+    assert database["OPTIONS"] == {"connect_timeout": 3}  # the socket query keys moved out
     assert (database["CONN_MAX_AGE"], database["CONN_HEALTH_CHECKS"]) == (60, True)
 
 

@@ -241,6 +241,12 @@ REST_FRAMEWORK = {
 }
 # Writes per user (or per address when anonymous): core.throttling; 429 beyond it.
 API_WRITE_RATE = env.str("API_WRITE_RATE", default="600/min")
+# Ingest plausibility (tournaments.services.ingest_validation): a game may start at most this
+# many seconds after the server's now (clocks drift), and last the game limit (SPEC §3:
+# 3 minutes) plus a tolerance for the end-of-game screens.
+TOUR_INGEST_CLOCK_SKEW = env.int("TOUR_INGEST_CLOCK_SKEW", default=300)
+TOUR_GAME_TIME_LIMIT = env.int("TOUR_GAME_TIME_LIMIT", default=180)
+TOUR_GAME_TIME_TOLERANCE = env.int("TOUR_GAME_TIME_TOLERANCE", default=30)
 # Request bodies: a batch of 1,000 game records with sessions is about 1 MB; 8 MB leaves
 # room for move logs. Larger: 413 (core.api), nothing written.
 DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("DATA_UPLOAD_MAX_MEMORY_SIZE", default=8 * 1024 * 1024)

@@ -440,3 +440,29 @@ def test_an_event_code_outside_the_pattern_is_refused_and_nothing_written(
     assert refused.status_code == 400
     assert "may hold only letters" in str(refused.json()["code"])
     assert Event.objects.count() == before
+
+
+@pytest.mark.parametrize(
+    ("starts_at", "ends_at"),
+    [
+        ("0105-11-30T10:00:00+08:00", "0105-11-30T23:00:00+08:00"),
+        ("2020-12-31T10:00:00+08:00", "2020-12-31T23:00:00+08:00"),
+        ("2022-04-10T10:00:00+08:00", "2022-04-10T23:00:00+08:00"),
+    ],
+)
+def test_an_event_window_outside_its_season_is_refused_and_nothing_written(
+    organiser_api: APIClient, season_2021: Season, starts_at: str, ends_at: str
+) -> None:
+    before = Event.objects.values_list("starts_at", "ends_at").get(code="2021-W01-F")
+    changes = CalendarChange.objects.count()
+
+    moved = organiser_api.patch(
+        "/api/events/2021-W01-F/",
+        {"starts_at": starts_at, "ends_at": ends_at, "reason": "typo"},
+        format="json",
+    )
+
+    assert moved.status_code == 400
+    assert "is outside season 2021 (2021-01-04 to 2022-04-09)" in moved.json()["message"]
+    assert Event.objects.values_list("starts_at", "ends_at").get(code="2021-W01-F") == before
+    assert CalendarChange.objects.count() == changes

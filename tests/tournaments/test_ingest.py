@@ -446,6 +446,24 @@ REFUSED = [
         "must be an object",
     ),
     (
+        "out with two empty hands",
+        _hands([], ["R5"], [], ["WD4"]),
+        "ended_by",
+        "'out' has one player out, but 2 seats have an empty hand",
+    ),
+    (
+        "lasts no time",
+        _times("2021-02-01T12:00:00+08:00", "2021-02-01T12:00:00+08:00"),
+        "ended_at",
+        "the game lasts no time (ended_at equals started_at)",
+    ),
+    (
+        "lasts four hours",
+        _times("2021-02-01T12:00:00+08:00", "2021-02-01T16:00:00+08:00"),
+        "ended_at",
+        "the game lasts 14400 s, over the 180 s game limit (tolerance 30 s)",
+    ),
+    (
         "out without an empty hand",
         _hands(["R1"], ["R5"], ["G7"], ["WD4"]),
         "ended_by",
@@ -959,3 +977,28 @@ def test_identifiers_check_lists_what_was_stored_before_the_rules() -> None:
         "player '../../etc': name holds a hidden or reordering character U+202E "
         "'RIGHT-TO-LEFT OVERRIDE'",
     ]
+
+
+@pytest.mark.django_db
+def test_a_game_starting_after_now_plus_the_skew_is_rejected(
+    record: RecordBuilder, db_counts: Counts, event: Event, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tournaments.services import ingest_validation
+
+    now = datetime.fromisoformat("2021-02-01T11:00:00+08:00")
+    monkeypatch.setattr(ingest_validation.timezone, "now", lambda: now)
+    soon, later = record("g-soon"), record("g-later")
+    _times("2021-02-01T11:05:00+08:00", "2021-02-01T11:07:00+08:00")(soon)  # the 300 s skew
+    _times("2021-02-01T11:05:01+08:00", "2021-02-01T11:07:00+08:00")(later)
+    before = db_counts()
+
+    report = games_ingest(records=[later])
+    refused = db_counts()
+    accepted = games_ingest(records=[soon])
+
+    assert report.rejected == [
+        Rejection(0, "g-later", "started_at", "is in the future (2021-02-01T11:05:01+08:00)")
+    ]
+    assert refused == before
+    assert accepted.rejected == []
+    assert db_counts()["Game"] == before["Game"] + 1

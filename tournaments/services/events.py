@@ -12,13 +12,14 @@ results stand, and corrections go through ``flows.corrections``.
 Locks are taken in a fixed order: the season row, then the event row.
 """
 
-import re
-from datetime import datetime, time
+from datetime import datetime, time, timedelta
+from zoneinfo import ZoneInfo
 
 from django.db import transaction
 from django.db.models import Q
 
 from accounts.models import User
+from core.domain.text import ident_problem
 from core.errors import ConflictError, ServiceError
 from tournaments.domain.calendar import EventKind as PlannedKind
 from tournaments.models import CalendarChange, Event, EventKind, EventStatus, Game, Season
@@ -27,7 +28,6 @@ from tournaments.services.seasons import TITLE_ACHIEVEMENTS, event_name
 #: The kinds that are stations (站), in their order on a shared start.
 STATION_KINDS = tuple(kind.value for kind in PlannedKind if kind != PlannedKind.WEEKLY_QUALIFIER)
 _KIND_ORDER = {kind.value: i for i, kind in enumerate(PlannedKind)}
-CODE_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,31}$")
 
 
 def _need_reason(reason: str) -> None:
@@ -41,13 +41,26 @@ def _need_aware(**moments: datetime) -> None:
             raise ServiceError(f"{name} must carry a time zone", detail={name: "naive"})
 
 
-def _check_window(starts_at: datetime, ends_at: datetime) -> None:
+#: How far after its first day a season's events may reach: its 53 weeks, the carried
+#: monthly finals of its closing week, and room for a late championship.
+SEASON_REACH = timedelta(days=460)
+
+
+def _check_window(starts_at: datetime, ends_at: datetime, season: Season) -> None:
     _need_aware(starts_at=starts_at, ends_at=ends_at)
     if ends_at <= starts_at:
         raise ServiceError(
             f"the window must end after it starts ({starts_at.isoformat()} → "
             f"{ends_at.isoformat()})",
             detail={"ends_at": "must be after starts_at"},
+        )
+    first = datetime.combine(season.starts_on, time(0), tzinfo=ZoneInfo(season.time_zone))
+    if not (first <= starts_at and ends_at <= first + SEASON_REACH):
+        raise ServiceError(
+            f"the window {starts_at.isoformat()} → {ends_at.isoformat()} is outside season "
+            f"{season.year} ({first.date().isoformat()} to "
+            f"{(first + SEASON_REACH).date().isoformat()})",
+            detail={"starts_at": "outside the season"},
         )
 
 
@@ -93,7 +106,7 @@ def stations_renumber(*, season: Season) -> dict[str, list[int | None]]:
 def event_move_check(*, event: Event, starts_at: datetime, ends_at: datetime) -> None:
     """Raise ServiceError when ``event`` cannot move to this window (the admin form and
     ``event_move`` share it)."""
-    _check_window(starts_at, ends_at)
+    _check_window(starts_at, ends_at, event.season)
     _refuse_closed(event, "moved")
     outside = (
         Game.objects.filter(event=event, voided=False)
@@ -178,10 +191,11 @@ def event_add_check(
 ) -> None:
     """Raise ServiceError when this event cannot be added (the admin form and ``event_add``
     share it)."""
-    _check_window(starts_at, ends_at)
-    if not CODE_PATTERN.match(code):
+    _check_window(starts_at, ends_at, season)
+    problem = ident_problem(code) or (None if len(code) <= 32 else "longer than 32 characters")
+    if problem is not None:
         raise ServiceError(
-            f"event code {code!r} must be 1–32 letters, digits, '.', '_' or '-'",
+            f"event code {code!r} {problem}",
             detail={"code": "invalid"},
         )
     if kind not in EventKind.values:

@@ -37,9 +37,12 @@ import hashlib
 import ipaddress
 import json
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Any, cast
+
+from django.conf import settings
+from django.utils import timezone
 
 from accounts.provinces import PROVINCE_SET
 from core.domain.text import ident_problem, name_clean
@@ -393,8 +396,14 @@ def _deal(shape: _Shape, event: EventRules, rows: list[_Row], rules: RecordRules
         validate_deal(hands, table)
     except CardError as exc:
         raise _card_error(exc, hands, dict(table.copies)) from None
-    if shape.ended_by == "out" and all(hands):
-        raise RecordError("ended_by", "'out' but no seat has an empty hand")
+    if shape.ended_by == "out":
+        empty = sum(1 for hand in hands if not hand)
+        if empty == 0:
+            raise RecordError("ended_by", "'out' but no seat has an empty hand")
+        if empty > 1:
+            raise RecordError(
+                "ended_by", f"'out' has one player out, but {empty} seats have an empty hand"
+            )
     if shape.mode == "doubles":
         _teams(rows)
     if event.seated and frozenset(row[0] for row in rows) not in rules.tables(event.pk):
@@ -413,11 +422,32 @@ def _deal(shape: _Shape, event: EventRules, rows: list[_Row], rules: RecordRules
                 )
 
 
+def _plausible(shape: _Shape) -> None:
+    """Refuse a game that cannot have been played: one that starts later than now (plus
+    ``TOUR_INGEST_CLOCK_SKEW`` seconds), lasts no time or longer than the game limit plus
+    ``TOUR_GAME_TIME_TOLERANCE``. (An ``out`` game has exactly one empty hand, in doubles
+    too: ``_deal``.)"""
+    latest = timezone.now() + timedelta(seconds=settings.TOUR_INGEST_CLOCK_SKEW)
+    if shape.started > latest:
+        raise RecordError("started_at", f"is in the future ({shape.started.isoformat()})")
+    seconds = (shape.ended - shape.started).total_seconds()
+    if seconds <= 0:
+        raise RecordError("ended_at", "the game lasts no time (ended_at equals started_at)")
+    limit = settings.TOUR_GAME_TIME_LIMIT + settings.TOUR_GAME_TIME_TOLERANCE
+    if seconds > limit:
+        raise RecordError(
+            "ended_at",
+            f"the game lasts {seconds:.0f} s, over the {settings.TOUR_GAME_TIME_LIMIT} s game "
+            f"limit (tolerance {settings.TOUR_GAME_TIME_TOLERANCE} s)",
+        )
+
+
 def check_record(record: object, rules: RecordRules, *, digest: str) -> CheckedGame:
     """Validate and score one record; raise RecordError on the first problem (see module)."""
     shape = _shape(record)
     event = _event_of(shape, rules)
     rows = _seats(shape, event)
+    _plausible(shape)
     _deal(shape, event, rows, rules)
     log = cast(dict[str, Any], record).get("log")
     problem = _log_problem(log)
