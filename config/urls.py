@@ -28,3 +28,7 @@ urlpatterns += i18n_patterns(
     path("exports/", include("exports.urls")),
     prefix_default_language=False,
 )
+
+# API errors in JSON under /api/ (core.api), the site's own pages elsewhere.
+handler404 = "core.api.api_not_found"
+handler500 = "core.api.api_server_error"

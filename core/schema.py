@@ -27,3 +27,50 @@ def _rewrite(node: Any) -> None:
 def postprocess_partial_times(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
     _rewrite(result)
     return result
+
+
+#: The error answers every operation may give (core.api), by status.
+ERROR_STATUSES = {
+    "400": "Invalid input (GET: a bad query parameter).",
+    "401": "Credentials missing or refused.",
+    "403": "Signed in without the role this needs.",
+    "404": "No such object.",
+    "429": "Over the write budget (Retry-After says when to try again).",
+    "500": "Server error (logged).",
+    "503": "A component (database, job queue) is unavailable; nothing was changed.",
+}
+#: And the ones only writes give.
+WRITE_ERROR_STATUSES = {
+    "409": "Conflicts with the current state (stale, taken, locked).",
+    "413": "Request body over the size limit.",
+    "415": "Unsupported media type (send JSON).",
+}
+ERROR_SCHEMA = {
+    "type": "object",
+    "description": "An API error (core.api): a stable code, a sentence, and the parts it is about.",
+    "properties": {
+        "code": {"type": "string"},
+        "message": {"type": "string"},
+        "fields": {"type": "object", "additionalProperties": True},
+    },
+    "required": ["code", "message"],
+}
+
+
+def postprocess_errors(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    """Declare the error answers of every operation in the one error shape (``ApiError``)."""
+    result.setdefault("components", {}).setdefault("schemas", {})["ApiError"] = ERROR_SCHEMA
+    ref = {"$ref": "#/components/schemas/ApiError"}
+    for path_item in result.get("paths", {}).values():
+        for method, operation in path_item.items():
+            if not isinstance(operation, dict) or "responses" not in operation:
+                continue
+            statuses = dict(ERROR_STATUSES)
+            if method in ("post", "put", "patch", "delete"):
+                statuses |= WRITE_ERROR_STATUSES
+            for status, description in statuses.items():
+                operation["responses"].setdefault(
+                    status,
+                    {"description": description, "content": {"application/json": {"schema": ref}}},
+                )
+    return result

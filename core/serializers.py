@@ -1,20 +1,9 @@
-"""The API shapes every app shares: the error body (:mod:`core.api`) and a player as shown."""
+"""The API shapes every app shares: a player as shown (errors: :mod:`core.api`, declared for
+every operation by ``core.schema.postprocess_errors``)."""
 
 from typing import Any
 
 from rest_framework import serializers
-
-
-class ErrorSerializer(serializers.Serializer[Any]):
-    """A refused request (core.errors): what and why; ``detail.reason`` for a 409 is
-    ``stale`` (decided by someone else: reload), ``held`` or ``audit``."""
-
-    code = serializers.CharField()
-    message = serializers.CharField()
-    detail = serializers.JSONField(required=False)
-
-    class Meta:
-        ref_name = "Error"
 
 
 class PlayerSerializer(serializers.Serializer[Any]):

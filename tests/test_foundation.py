@@ -140,12 +140,12 @@ def test_token_authenticates_until_revoked_or_expired(organiser: User) -> None:
     ApiToken.objects.filter(pk=token.pk).update(expires_at=timezone.now() - timedelta(seconds=1))
     response = client.get("/api/me/")
     assert response.status_code == 401
-    assert response.json()["detail"] == "Token expired."
+    assert response.json()["message"] == "Token expired."
 
     ApiToken.objects.filter(pk=token.pk).update(
         expires_at=timezone.now() + timedelta(days=1), revoked_at=timezone.now()
     )
-    assert client.get("/api/me/").json()["detail"] == "Token revoked."
+    assert client.get("/api/me/").json()["message"] == "Token revoked."
 
 
 @pytest.mark.django_db

@@ -264,6 +264,7 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "core.schema.postprocess_partial_times",
+        "core.schema.postprocess_errors",
     ],
 }
 

@@ -124,7 +124,7 @@ def test_take_dismiss_with_the_version_seen(
         f"{url}/dismiss/", {"expected_version": 0, "reason": "ok"}, format="json"
     )
     assert stale.status_code == 409
-    assert stale.json()["detail"] == {"reason": "stale", "status": "open", "version": 1}
+    assert stale.json()["fields"] == {"reason": "stale", "status": "open", "version": 1}
 
     dismissed = reviewer_api.post(
         f"{url}/dismiss/", {"expected_version": 1, "reason": "family tablet"}, format="json"

@@ -260,7 +260,7 @@ def test_broker_down_reads_served_and_a_write_needing_a_job_refused_503(
     assert body["message"] == (
         "job queue unavailable: core.ping was not queued, nothing was changed; try again"
     )
-    assert body["detail"]["task"] == "core.ping"
+    assert body["fields"]["task"] == "core.ping"
     assert not Player.objects.filter(external_id="queued").exists()
     ci_log("faults: broker down; reads 200, /healthz 503 (broker down), queued write 503, 0 rows")
 

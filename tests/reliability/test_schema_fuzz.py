@@ -145,7 +145,7 @@ def test_unstorable_text_in_a_json_body_is_a_400_naming_the_place(
     )
 
     assert response.status_code == 400
-    assert where in response.json()["detail"]
+    assert where in response.json()["message"]
     assert Season.objects.values("cities", "card_table").get(year=2021) == before
 
 
@@ -194,7 +194,10 @@ def test_json_nested_too_deeply_to_decode_is_a_400(seeded: Seeded, path: str) ->
     response = seeded.client("organiser").post(path, body, content_type="application/json")
 
     assert response.status_code == 400
-    assert response.json() == {"detail": "JSON parse error - nested too deeply."}
+    assert response.json() == {
+        "code": "parse_error",
+        "message": "JSON parse error - nested too deeply.",
+    }
 
 
 def test_a_move_log_nested_too_deeply_is_that_records_rejection(seeded: Seeded) -> None:

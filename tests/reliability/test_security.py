@@ -281,7 +281,7 @@ def test_json_is_strict_and_unknown_fields_are_refused(seeded: Seeded) -> None:
     unknown = organiser.post("/api/games/", [extra], format="json")
 
     assert not_a_number.status_code == 400
-    assert "JSON parse error" in not_a_number.json()["detail"]
+    assert "JSON parse error" in not_a_number.json()["message"]
     assert unknown.status_code == 200
     assert [(r["field"], r["index"]) for r in unknown.json()["rejected"]] == [
         ("seats[0].session.geo", 0)

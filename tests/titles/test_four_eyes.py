@@ -88,7 +88,7 @@ def test_the_api_refuses_the_entering_reviewer(
 
     refused = reviewer_api.post(url, body, format="json")
     assert refused.status_code == 409
-    assert (refused.json()["code"], refused.json()["detail"]) == (
+    assert (refused.json()["code"], refused.json()["fields"]) == (
         "conflict",
         {"reason": "four_eyes"},
     )

@@ -67,7 +67,7 @@ def test_a_bad_ruleset_is_refused_naming_the_field(
     )
 
     assert response.status_code == 400
-    assert list(response.json()["detail"]) == ["tiebreak_order"]
+    assert list(response.json()["fields"]) == ["tiebreak_order"]
     ok = organiser_api.patch(
         "/api/seasons/2021/", {"minimum_games": 10, "reason": "shorter"}, format="json"
     )
@@ -299,7 +299,7 @@ def test_entries_list_and_invitations(
 
     assert created.status_code == 201
     assert [e["basis"] for e in created.json()] == ["invited", "invited"]
-    assert (missing.status_code, missing.json()["detail"]) == (400, {"players": ["zz"]})
+    assert (missing.status_code, missing.json()["fields"]) == (400, {"players": ["zz"]})
     listing = api.get(url).json()
     assert listing["count"] == 2
     assert listing["results"][0]["reason"] == "wild card"
@@ -392,7 +392,7 @@ def test_seated_endpoints(api: APIClient, organiser_api: APIClient) -> None:
     assert [t["result_entered_at"] is not None for t in rounds[0]["tables"]] == [True, False]
     assert api.get("/api/events/2021-NC/rounds/9/replay/").status_code == 404
     too_early = organiser_api.post("/api/events/2021-NC/rounds/", {}, format="json")
-    assert (too_early.status_code, too_early.json()["detail"]) == (409, {"tables": [2]})
+    assert (too_early.status_code, too_early.json()["fields"]) == (409, {"tables": [2]})
 
 
 def test_the_schema_validates(tmp_path: Any) -> None:
@@ -408,7 +408,7 @@ def test_the_finalise_api_refuses_an_event_before_its_feeders(organiser_api: API
         409,
         "2021-02-M cannot be finalised before 2021-W05-F is finalised",
     )
-    assert refused.json()["detail"] == {"feeders": ["2021-W05-F"]}
+    assert refused.json()["fields"] == {"feeders": ["2021-W05-F"]}
     monthly.refresh_from_db()
     assert monthly.status == "scheduled"
 

@@ -983,10 +983,8 @@ def test_identifiers_check_lists_what_was_stored_before_the_rules() -> None:
 def test_a_game_starting_after_now_plus_the_skew_is_rejected(
     record: RecordBuilder, db_counts: Counts, event: Event, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tournaments.services import ingest_validation
-
     now = datetime.fromisoformat("2021-02-01T11:00:00+08:00")
-    monkeypatch.setattr(ingest_validation.timezone, "now", lambda: now)
+    monkeypatch.setattr("tournaments.services.ingest_validation.timezone.now", lambda: now)
     soon, later = record("g-soon"), record("g-later")
     _times("2021-02-01T11:05:00+08:00", "2021-02-01T11:07:00+08:00")(soon)  # the 300 s skew
     _times("2021-02-01T11:05:01+08:00", "2021-02-01T11:07:00+08:00")(later)

@@ -125,7 +125,10 @@ def test_reviewers_may_not_ingest(
     response = reviewer_api.post(URL, [record("g-1")], format="json")
 
     assert response.status_code == 403
-    assert response.json() == {"detail": "Organisers and game-server tokens only."}
+    assert response.json() == {
+        "code": "permission_denied",
+        "message": "Organisers and game-server tokens only.",
+    }
     assert db_counts() == dict.fromkeys(db_counts(), 0)
 
 

@@ -15,7 +15,7 @@ from rest_framework.views import APIView
 from accounts.provinces import PROVINCE_CHOICES
 from core.clock import tour_today
 from core.errors import ServiceError, found
-from core.serializers import ErrorSerializer, PlayerSerializer
+from core.serializers import PlayerSerializer
 from titles import selectors
 from titles.api.serializers import (
     PLAYER_ID,
@@ -57,7 +57,7 @@ class PlayerTitlesView(APIView):
     @extend_schema(
         operation_id="player_titles",
         parameters=[PLAYER_ID, InputSerializer],
-        responses={200: OutputSerializer, 400: ErrorSerializer},
+        responses={200: OutputSerializer},
     )
     def get(self, request: Request, player_id: str) -> Response:
         params = self.InputSerializer(data=request.query_params)

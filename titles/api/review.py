@@ -14,7 +14,7 @@ from rest_framework.views import APIView
 from accounts.permissions import IsOrganiser, IsReviewer
 from accounts.roles import signed_in
 from core.errors import found
-from core.serializers import ErrorSerializer, PlayerSerializer
+from core.serializers import PlayerSerializer
 from flows import grants
 from titles import selectors, services
 from titles.api.serializers import (
@@ -62,12 +62,7 @@ class ApproveView(APIView):
         operation_id="titles_approve",
         parameters=[QUALIFICATION_ID],
         request=DecisionInputSerializer,
-        responses={
-            200: QualificationSerializer,
-            400: ErrorSerializer,
-            404: ErrorSerializer,
-            409: ErrorSerializer,
-        },
+        responses={200: QualificationSerializer},
     )
     def post(self, request: Request, pk: int) -> Response:
         data = DecisionInputSerializer(data=request.data)
@@ -90,12 +85,7 @@ class RejectView(APIView):
         operation_id="titles_reject",
         parameters=[QUALIFICATION_ID],
         request=DecisionInputSerializer,
-        responses={
-            200: QualificationSerializer,
-            400: ErrorSerializer,
-            404: ErrorSerializer,
-            409: ErrorSerializer,
-        },
+        responses={200: QualificationSerializer},
     )
     def post(self, request: Request, pk: int) -> Response:
         data = DecisionInputSerializer(data=request.data)

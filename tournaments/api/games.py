@@ -15,7 +15,6 @@ from accounts.provinces import PROVINCES
 from accounts.roles import signed_in
 from core.errors import ServiceError
 from core.parsers import SafeJSONParser
-from core.serializers import ErrorSerializer
 from flows.ingest import games_ingest
 from ratings.tasks import ratings_update_task
 
@@ -133,7 +132,7 @@ class GameIngestView(APIView):
         summary="Ingest a batch of game records",
         description=DESCRIPTION,
         request=InputSerializer(many=True),
-        responses={200: OutputSerializer, 400: ErrorSerializer},
+        responses={200: OutputSerializer},
         tags=["games"],
         examples=[
             OpenApiExample(

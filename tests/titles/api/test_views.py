@@ -197,7 +197,7 @@ def test_decisions_with_expected_version_and_409_on_conflict(
     conflict = reviewer_api.post(url + "reject/", body, format="json")
     assert conflict.status_code == 409
     assert conflict.json()["code"] == "conflict"
-    assert conflict.json()["detail"] == {"reason": "stale", "status": "approved", "version": 2}
+    assert conflict.json()["fields"] == {"reason": "stale", "status": "approved", "version": 2}
     assert reviewer_api.post(url + "reject/", {"expected_version": 2}, format="json").json()[
         "code"
     ] == ("invalid")
