@@ -15,7 +15,7 @@ leaderboard API, a player's page or the registry is answered from one shared cac
 the process's own copy of the answer (``caches["local"]``), and the next ones from the
 process's copy of the whole response before any middleware runs (``core.edge``). Its key
 holds the version as read by :func:`snapshot`, which reads it from the database at most once
-per ``settings.READ_STALE_SECONDS`` (default 1 s) for all processes: that is the stated bound
+per ``settings.READ_STALE_SECONDS`` (default 3 s) for all processes: that is the stated bound
 on how long a new game can take to show, and it is what keeps a board under a steady stream
 of games cacheable (without it every game makes every page a miss).
 """
