@@ -30,6 +30,14 @@ def _counts() -> tuple[int, int, int]:
     return Season.objects.count(), Event.objects.count(), CalendarChange.objects.count()
 
 
+def national_quotas(*, weekly_final: int, monthly_final: int) -> dict[str, dict[str, int]]:
+    """Quotas by national places only: these from weekly and monthly finals, one from a
+    quarterly final."""
+    places = {"weekly_final": weekly_final, "monthly_final": monthly_final, "quarterly_final": 1}
+    kinds = ("weekly_qualifier", "weekly_final", "monthly_final", "quarterly_final", "annual_final")
+    return {kind: {"national": places.get(kind, 0), "per_province": 0} for kind in kinds}
+
+
 def test_a_season_starting_on_a_monday_has_69_stations() -> None:
     season = season_create(year=2021, start=date(2021, 1, 4))
 
@@ -245,13 +253,7 @@ def test_the_tiebreak_order_changes_for_the_events_not_yet_finalised(organiser: 
     """Issue 23 item 11: W01-F was ranked by best game after the total; the season then
     ranks by games played: W01-F keeps its order (even re-frozen by a correction), W02-F
     follows the new one, and the change is logged."""
-    quotas = {
-        "weekly_qualifier": {"national": 0, "per_province": 0},
-        "weekly_final": {"national": 1, "per_province": 0},
-        "monthly_final": {"national": 1, "per_province": 0},
-        "quarterly_final": {"national": 1, "per_province": 0},
-        "annual_final": {"national": 0, "per_province": 0},
-    }
+    quotas = national_quotas(weekly_final=1, monthly_final=1)
     season = season_create(
         year=2021,
         start=date(2021, 1, 4),
@@ -360,13 +362,7 @@ def test_quotas_change_for_the_events_not_yet_finalised(organiser: User) -> None
     """Issue 23 item 11: W01-F finalised with 3 national places; the season's quota for
     weekly finals becomes 1: W02-F advances one, W01-F keeps its three (even re-frozen by a
     correction), and the change is logged."""
-    quotas = {
-        "weekly_qualifier": {"national": 0, "per_province": 0},
-        "weekly_final": {"national": 3, "per_province": 0},
-        "monthly_final": {"national": 1, "per_province": 0},
-        "quarterly_final": {"national": 1, "per_province": 0},
-        "annual_final": {"national": 0, "per_province": 0},
-    }
+    quotas = national_quotas(weekly_final=3, monthly_final=1)
     season = season_create(
         year=2021,
         start=date(2021, 1, 4),
@@ -406,13 +402,7 @@ def test_a_carried_monthly_final_feeds_the_next_seasons_first_quarterly_final(
     """Issue 23 item 10: 2021-12-M is played on 2022-01-04, after the 2021 annual final
     (2021-12-26): it feeds nothing until the 2022 season is created, which links it to
     2022-Q1-F and writes the entries of the players it advanced."""
-    quotas = {
-        "weekly_qualifier": {"national": 0, "per_province": 0},
-        "weekly_final": {"national": 3, "per_province": 0},
-        "monthly_final": {"national": 2, "per_province": 0},
-        "quarterly_final": {"national": 1, "per_province": 0},
-        "annual_final": {"national": 0, "per_province": 0},
-    }
+    quotas = national_quotas(weekly_final=3, monthly_final=2)
     ruleset = {"quotas": quotas, "best_n": 1, "minimum_games": 1}
     season_create(year=2021, start=date(2021, 1, 4), ruleset=ruleset)
     december = Event.objects.get(code="2021-12-M")
