@@ -31,6 +31,8 @@ def ident_problem(value: str) -> str | None:
     bad = next((c for c in value if not _IDENT.fullmatch(c)), None)
     if bad is None:
         return "may not be '.' or '..'"
+    if 0xD800 <= ord(bad) <= 0xDFFF:
+        return f"holds text that is not valid Unicode (a lone surrogate U+{ord(bad):04X})"
     return (
         f"may hold only letters A-Z a-z, digits and - _ . (found U+{ord(bad):04X} "
         f"{unicodedata.name(bad, 'unnamed')!r})"

@@ -163,8 +163,8 @@ def test_a_lone_surrogate_in_a_record_id_is_that_records_rejection(seeded: Seede
         {
             "index": 0,
             "id": None,
-            "field": "record",
-            "reason": "holds text that is not valid Unicode",
+            "field": "id",
+            "reason": "holds text that is not valid Unicode (a lone surrogate U+DC00)",
         }
     ]
     assert Game.objects.count() == games

@@ -438,7 +438,8 @@ def test_an_event_code_outside_the_pattern_is_refused_and_nothing_written(
     refused = organiser_api.post("/api/events/", add, format="json")
 
     assert refused.status_code == 400
-    assert "may hold only letters" in str(refused.json()["code"])
+    assert refused.json()["code"] == "invalid"
+    assert "may hold only letters" in refused.json()["fields"]["code"][0]
     assert Event.objects.count() == before
 
 

@@ -148,7 +148,12 @@ def test_the_schema_documents_the_operation(api: APIClient) -> None:
 
     operation = schema["paths"]["/api/games/"]["post"]
     assert operation["operationId"] == "games_ingest"
-    assert set(operation["responses"]) == {"200", "400"}
+    assert set(operation["responses"]) == {
+        "200",
+        *("400", "401", "403", "404", "409", "413", "415", "429", "500", "503"),
+    }
+    error = operation["responses"]["400"]["content"]["application/json"]["schema"]
+    assert error == {"$ref": "#/components/schemas/ApiError"}
     body = operation["requestBody"]["content"]["application/json"]["schema"]
     assert body == {"type": "array", "items": {"$ref": "#/components/schemas/GameRecordRequest"}}
     assert "the good records of a mixed batch are stored" in operation["description"]
