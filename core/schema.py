@@ -1,4 +1,19 @@
-"""OpenAPI schema post-processing (drf-spectacular ``POSTPROCESSING_HOOKS``).
+"""The OpenAPI schema says what the server accepts, no more and no less (schemathesis checks
+both ways in ``tests/reliability/test_schema_fuzz.py``).
+
+:class:`AutoSchema` (``DEFAULT_SCHEMA_CLASS``): a nested list of records (``many=True``)
+declares the bounds its ``ListSerializer`` enforces (``allow_empty``, ``min_length``,
+``max_length``), which drf-spectacular leaves out.
+
+:func:`postprocess_request_text`: DRF's ``CharField`` trims whitespace before it checks for
+blank, so a request string that must not be blank must hold a non-whitespace character
+(``NOT_BLANK``), not merely one character.
+
+:func:`postprocess_empty_query`: an optional query parameter read through a DRF serializer
+treats ``?name=`` as not given (DRF's form convention), so it is declared
+``allowEmptyValue``.
+
+Post-processing (drf-spectacular ``POSTPROCESSING_HOOKS``):
 
 :func:`postprocess_partial_times`: the API's times of day (an event's daily hours) are
 wall-clock times in the season's time zone, written ``HH:MM:SS[.ffffff]`` with no UTC
@@ -8,6 +23,9 @@ response conformance check found it). Such fields are described as ``partial-tim
 the exact pattern instead."""
 
 from typing import Any
+
+from drf_spectacular import openapi
+from drf_spectacular.plumbing import is_list_serializer
 
 PARTIAL_TIME = r"^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\.[0-9]{1,6})?)?$"
 
@@ -73,4 +91,65 @@ def postprocess_errors(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
                     status,
                     {"description": description, "content": {"application/json": {"schema": ref}}},
                 )
+    return result
+
+
+class AutoSchema(openapi.AutoSchema):
+    def _unwrap_list_serializer(self, serializer: Any, direction: Any) -> Any:
+        schema = super()._unwrap_list_serializer(serializer, direction)
+        if not schema or not is_list_serializer(serializer) or direction != "request":
+            return schema
+        bounds: Any = serializer  # the stubs lack min_length / max_length
+        least = max(0 if bounds.allow_empty else 1, bounds.min_length or 0)
+        if least:
+            schema["minItems"] = least
+        if bounds.max_length is not None:
+            schema["maxItems"] = bounds.max_length
+        return schema
+
+
+#: What a trimmed, non-blank request string must hold: a character ``str.strip`` keeps.
+#: Spelled out because ``\\S`` differs between Python and ECMA regexes (U+001C..U+001F,
+#: U+0085, U+FEFF).
+NOT_BLANK = r"[^\t-\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
+
+
+def _not_blank(node: Any) -> None:
+    if isinstance(node, dict):
+        if (
+            node.get("type") == "string"
+            and node.get("minLength", 0) >= 1
+            and not {"pattern", "format", "enum"} & node.keys()
+        ):
+            node["pattern"] = NOT_BLANK
+        for value in node.values():
+            _not_blank(value)
+    elif isinstance(node, list):
+        for value in node:
+            _not_blank(value)
+
+
+def postprocess_request_text(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    """A non-blank request string holds a non-whitespace character."""
+    for name, component in result.get("components", {}).get("schemas", {}).items():
+        if name.endswith("Request"):
+            _not_blank(component)
+    for path_item in result.get("paths", {}).values():
+        for operation in path_item.values():
+            if isinstance(operation, dict):
+                body = operation.get("requestBody", {}).get("content", {})
+                for media in body.values():
+                    _not_blank(media.get("schema"))
+    return result
+
+
+def postprocess_empty_query(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    """An optional query parameter given empty is as if not given."""
+    for path_item in result.get("paths", {}).values():
+        for operation in path_item.values():
+            if not isinstance(operation, dict):
+                continue
+            for parameter in operation.get("parameters", []):
+                if parameter.get("in") == "query" and not parameter.get("required"):
+                    parameter["allowEmptyValue"] = True
     return result

@@ -1,6 +1,7 @@
-"""The API shapes every app shares: a player as shown (errors: :mod:`core.api`, declared for
-every operation by ``core.schema.postprocess_errors``)."""
+"""The API shapes every app shares: a player as shown, a whole number in a query (errors:
+:mod:`core.api`, declared for every operation by ``core.schema.postprocess_errors``)."""
 
+import re
 from typing import Any
 
 from rest_framework import serializers
@@ -15,3 +16,16 @@ class PlayerSerializer(serializers.Serializer[Any]):
 
     class Meta:
         ref_name = "Player"
+
+
+class WholeNumberField(serializers.IntegerField):
+    """An integer written as one: optional ``-`` and ASCII digits. DRF's ``IntegerField``
+    also takes ``"0.0"``, ``" 5 "`` and non-ASCII digits, which the schema's ``integer``
+    does not."""
+
+    WHOLE = re.compile(r"-?[0-9]+")
+
+    def to_internal_value(self, data: Any) -> int:
+        if isinstance(data, str) and not self.WHOLE.fullmatch(data):
+            self.fail("invalid")
+        return super().to_internal_value(data)

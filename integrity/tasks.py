@@ -9,6 +9,9 @@ SPEC §8 every job idempotent), thin: each re-fetches by id and calls ``audit_ru
   Asia/Shanghai) and sends one :func:`audit_window_task` per week that has ended and has no
   completed run (``redo=True``: every ended week), so the work spreads over the workers;
   each week is its own ``AuditRun`` key ``season:<year>:<monday>``, no chord.
+* :func:`audit_runs_sweep_task` — every 15 minutes: a run still ``running`` after any
+  attempt could have ended lost its worker and its message; it is marked failed with the
+  reason and its audit sent again, which replaces the run (so it completes once).
 """
 
 from datetime import date, datetime, timedelta
@@ -19,7 +22,7 @@ from django.db import transaction
 
 from core.clock import TOUR_TZ, tour_today
 from integrity.models import AuditRun
-from integrity.services.audits import audit_event, audit_run, day_window
+from integrity.services.audits import audit_event, audit_run, audit_runs_lost, day_window
 from tournaments.models import Event, Season
 
 
@@ -94,3 +97,17 @@ def audit_season_task(year: int | None = None, redo: bool = False) -> list[str]:
             audit_window_task.delay(key, start.isoformat(), end.isoformat())
             sent.append(key)
     return sent
+
+
+@shared_task(name="integrity.audit_runs_sweep", acks_late=True)
+def audit_runs_sweep_task() -> list[str]:
+    """Mark lost runs failed and send their audits again; returns their keys."""
+    lost = audit_runs_lost()
+    for run in lost:
+        if run.event_id is not None:
+            audit_event_task.delay(run.event_id)
+        else:
+            audit_window_task.delay(
+                run.key, run.window_start.isoformat(), run.window_end.isoformat()
+            )
+    return [run.key for run in lost]

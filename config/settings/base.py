@@ -120,6 +120,12 @@ DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 DATABASES["default"].setdefault("OPTIONS", {})["connect_timeout"] = env.int(
     "DATABASE_CONNECT_TIMEOUT", default=3
 )
+# Seconds a statement may run (PostgreSQL statement_timeout; 0: no limit). The web process sets
+# it (config/wsgi.py: 30 s) so a runaway query cannot hold a request thread; jobs and
+# commands, whose statements may rightly run long, keep no limit unless told.
+_STATEMENT_TIMEOUT = env.int("DATABASE_STATEMENT_TIMEOUT", default=0)
+if _STATEMENT_TIMEOUT:
+    DATABASES["default"]["OPTIONS"]["options"] = f"-c statement_timeout={_STATEMENT_TIMEOUT}s"
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 AUTH_USER_MODEL = "accounts.User"
@@ -232,7 +238,7 @@ REST_FRAMEWORK = {
         "accounts.authentication.VerifiedSessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "core.schema.AutoSchema",
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_PAGINATION_CLASS": "core.pagination.DefaultPagination",
     "PAGE_SIZE": 50,
@@ -267,6 +273,8 @@ SPECTACULAR_SETTINGS = {
         "drf_spectacular.hooks.postprocess_schema_enums",
         "core.schema.postprocess_partial_times",
         "core.schema.postprocess_errors",
+        "core.schema.postprocess_request_text",
+        "core.schema.postprocess_empty_query",
     ],
 }
 
@@ -393,6 +401,10 @@ CELERY_BEAT_SCHEDULE = {
     "integrity-season-audit": {
         "task": "integrity.audit_season",
         "schedule": crontab(**INTEGRITY_SEASON_AUDIT_CRONTAB),
+    },
+    "integrity-audit-runs-sweep": {
+        "task": "integrity.audit_runs_sweep",
+        "schedule": crontab(minute="*/15"),
     },
     "ratings-update": {"task": "ratings.update", "schedule": crontab(minute="*/10")},
     "ratings-replay": {"task": "ratings.replay", "schedule": crontab(minute=0, hour=4)},

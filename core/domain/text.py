@@ -15,6 +15,8 @@ import unicodedata
 IDENT_MAX = 64
 IDENT_PATTERN = r"[A-Za-z0-9._-]{1,64}"
 _IDENT = re.compile(IDENT_PATTERN)
+#: The same rule as a JSON Schema ``pattern`` (ECMA regex), for a field of at most ``n``.
+IDENT_SCHEMA = r"^(?!\.\.?$)[A-Za-z0-9._-]{1,%d}$"
 
 #: Control characters, bidi marks / overrides / isolates, zero-width characters, BOM.
 _HIDDEN = re.compile(r"[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]")

@@ -49,6 +49,7 @@ from dataclasses import asdict, dataclass
 from datetime import date, datetime, timedelta
 from typing import Any
 
+from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import Q
 from django.utils import timezone
@@ -341,6 +342,32 @@ def audit_event(*, event: Event, params: Mapping[str, Any] | None = None) -> Aud
         event=event,
         params=params,
     )
+
+
+def audit_runs_lost(*, now: datetime | None = None) -> list[AuditRun]:
+    """Mark failed every run left ``running`` longer than any attempt can live — the hard job
+    time limit plus the broker's visibility timeout, after which a redelivered attempt would
+    have restarted it — so its worker died and its message is gone. Returns them, for their
+    audits to be sent again."""
+    now = now or timezone.now()
+    lifetime = settings.CELERY_TASK_TIME_LIMIT + int(
+        settings.CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"]
+    )
+    lost = []
+    with transaction.atomic():
+        for run in AuditRun.objects.select_for_update(skip_locked=True).filter(
+            status=AuditRun.Status.RUNNING, started_at__lt=now - timedelta(seconds=lifetime)
+        ):
+            run.status, run.finished_at = AuditRun.Status.FAILED, now
+            run.error = (
+                f"worker lost: running since {run.started_at.astimezone(TOUR_TZ):%Y-%m-%d %H:%M}"
+                f" (Asia/Shanghai), longer than a job can live ({lifetime} s); sent again"
+            )
+            run.save(update_fields=["status", "finished_at", "error"])
+            lost.append(run)
+    for run in lost:
+        logger.warning("audit run %s lost its worker; marked failed and sent again", run.key)
+    return lost
 
 
 def event_audit_is_clean(event: Event, *, player: Player | None = None) -> bool:

@@ -8,6 +8,7 @@ need: a seated event with a round, an appeal, and a player's own account. It is 
 per module inside a transaction rolled back afterwards.
 """
 
+import socket
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -21,7 +22,7 @@ from rest_framework.test import APIClient
 from accounts.models import ApiToken, User
 from accounts.roles import ORGANISER
 from integrity.models import Appeal, Case
-from tests.tournaments.factories import local, make_event
+from tests.tournaments.factories import local, make_event, make_players, make_season, score_games
 from tests.web.tour import NOW, Tour, build_tour
 from titles.models import TitleTerm
 from tournaments.models import Entry
@@ -123,3 +124,31 @@ def ci_log(capsys: pytest.CaptureFixture[str]) -> Callable[[str], None]:
             print(f"\n[reliability] {line}")
 
     return write
+
+
+def fail_soft(location: str, timeout: float = 1.0) -> dict[str, Any]:
+    """CACHES with the shared cache at ``location`` (a Redis that may be down)."""
+    return {
+        "default": {
+            "BACKEND": "core.redis_cache.FailSoftRedisCache",
+            "LOCATION": location,
+            "OPTIONS": {"socket_connect_timeout": timeout, "socket_timeout": timeout},
+        },
+        "local": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+    }
+
+
+@pytest.fixture
+def closed_port() -> int:
+    """A local port nothing listens on."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def board_event() -> str:
+    """A weekly qualifier with a board of three: totals 30, 20, 10."""
+    event = make_event(make_season(minimum_games=1, best_n=1))
+    players = make_players(3, ("江苏", "浙江"), prefix="c")
+    score_games(event, {player: [10 * (3 - i)] for i, player in enumerate(players)})
+    return event.code

@@ -17,29 +17,10 @@ from rest_framework.test import APIClient
 
 from accounts.models import User
 from tests.conftest import token_client
-from tests.tournaments.factories import make_event, make_players, make_season, score_games
+from tests.reliability.conftest import board_event, fail_soft
 from tournaments.models import Game
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def fail_soft(location: str, timeout: float = 1.0) -> dict[str, Any]:
-    return {
-        "default": {
-            "BACKEND": "core.redis_cache.FailSoftRedisCache",
-            "LOCATION": location,
-            "OPTIONS": {"socket_connect_timeout": timeout, "socket_timeout": timeout},
-        },
-        "local": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
-    }
-
-
-@pytest.fixture
-def closed_port() -> int:
-    """A local port nothing listens on."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @pytest.fixture
@@ -67,13 +48,6 @@ def silent_server() -> Iterator[int]:
     for conn in held:
         conn.close()
     server.close()
-
-
-def board_event() -> str:
-    event = make_event(make_season(minimum_games=1, best_n=1))
-    players = make_players(3, ("江苏", "浙江"), prefix="c")
-    score_games(event, {player: [10 * (3 - i)] for i, player in enumerate(players)})
-    return event.code
 
 
 def test_with_the_cache_down_reads_come_from_the_database_and_writes_are_accepted(
@@ -197,3 +171,75 @@ def test_with_the_database_down_the_api_and_the_site_answer_503_fast(
     assert health.status_code == 503
     assert health.json()["components"]["database"]["status"] == "down"
     assert elapsed < 5
+
+
+def test_a_database_that_never_answers_gets_503_and_healthz_within_5_s(
+    silent_server: int, ci_log: Any
+) -> None:
+    """PostgreSQL's address accepts the connection and never answers: ``connect_timeout``
+    (``DATABASE_CONNECT_TIMEOUT``, 3 s) ends the wait, the API and the site answer 503 and
+    ``/healthz`` names the database, each within 5 s."""
+    from django.db import connection
+
+    saved = dict(connection.settings_dict)
+    connection.close()
+    connection.settings_dict.update(HOST="127.0.0.1", PORT=str(silent_server))
+    try:
+        timings = {}
+        answers = {}
+        for path in ("/healthz", "/api/seasons/", "/players/?q=abc"):
+            started = time.monotonic()
+            answers[path] = Client().get(path)
+            timings[path] = time.monotonic() - started
+    finally:
+        connection.close()
+        connection.settings_dict.clear()
+        connection.settings_dict.update(saved)
+
+    assert connection.settings_dict["OPTIONS"]["connect_timeout"] == 3
+    assert answers["/healthz"].status_code == 503
+    assert answers["/healthz"].json()["components"]["database"]["status"] == "down"
+    assert answers["/api/seasons/"].status_code == 503
+    assert answers["/api/seasons/"].json()["code"] == "unavailable"
+    assert answers["/players/?q=abc"].status_code == 503
+    assert max(timings.values()) <= 5
+    ci_log(
+        "faults: database accepting and never answering; "
+        + ", ".join(f"{path} 503 in {seconds:.1f} s" for path, seconds in timings.items())
+    )
+
+
+def test_the_web_process_stops_a_statement_after_30_s_and_commands_do_not() -> None:
+    """gunicorn loads config.wsgi, which sets the web's statement_timeout; a job or command
+    process (no config.wsgi) keeps none."""
+    import os
+    import subprocess
+    import sys
+    from urllib.parse import quote
+
+    from django.db import connection
+
+    db = connection.settings_dict
+    host = quote(db["HOST"] or "127.0.0.1", safe="")  # a socket directory is a path
+    url = f"postgres://{db['USER']}@{host}:{db['PORT'] or 5432}/{db['NAME']}"
+    env = {k: v for k, v in os.environ.items() if k != "DATABASE_STATEMENT_TIMEOUT"}
+    env |= {"DATABASE_URL": url, "DJANGO_SETTINGS_MODULE": "config.settings.test"}
+    show = (
+        "from django.db import connection\n"
+        "with connection.cursor() as c:\n"
+        "    c.execute('SHOW statement_timeout'); print(c.fetchone()[0])\n"
+    )
+
+    def timeout_of(preamble: str) -> str:
+        done = subprocess.run(  # noqa: S603 - this interpreter, fixed arguments
+            [sys.executable, "-c", preamble + show],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=60,
+        )
+        return done.stdout.strip()
+
+    assert timeout_of("import config.wsgi\n") == "30s"
+    assert timeout_of("import django; django.setup()\n") == "0"

@@ -47,9 +47,11 @@ from integrity.services.audits import audit_event, event_key
 from integrity.simulation import simulate_season
 from integrity.tasks import audit_event_task
 from tests.accounts.signin import client_sign_in
-from tests.conftest import _forget_connections
+from tests.conftest import _forget_connections, token_client
 from tests.integrity.conftest import SMALL_WEEK, weekly_qualifier
-from tournaments.models import Season
+from tests.reliability.conftest import board_event, fail_soft
+from tests.tournaments.conftest import make_record
+from tournaments.models import Game, Season
 
 ROOT = Path(django_settings.BASE_DIR)
 REDIS = os.environ.get("RELIABILITY_REDIS_URL", "redis://127.0.0.1:6379/13")
@@ -263,6 +265,55 @@ def test_broker_down_reads_served_and_a_write_needing_a_job_refused_503(
     assert body["fields"]["task"] == "core.ping"
     assert not Player.objects.filter(external_id="queued").exists()
     ci_log("faults: broker down; reads 200, /healthz 503 (broker down), queued write 503, 0 rows")
+
+
+@pytest.mark.urls(__name__)
+@pytest.mark.django_db
+def test_cache_and_broker_both_down_reads_served_ingest_stored_once_a_job_write_refused(
+    broker: Any,
+    settings: Any,
+    closed_port: int,
+    game_server: Any,
+    ci_log: Callable[[str], None],
+) -> None:
+    """docker-compose puts the cache and the broker on one Redis: it going down takes both."""
+    from django.test import Client
+
+    code = board_event()
+    settings.CACHES = fail_soft(f"redis://127.0.0.1:{closed_port}/0")
+    broker(DEAD_BROKER)
+    server = token_client(game_server)
+    record = make_record("g-both-down")
+    games = Game.objects.count()
+
+    started = time.monotonic()
+    board = Client().get(f"/api/events/{code}/leaderboard/")
+    page = Client().get(f"/events/{code}/")
+    first = server.post("/api/games/", [record], format="json")
+    again = server.post("/api/games/", [record], format="json")
+    refused = Client().post("/queued-write/")
+    health = Client().get("/healthz")
+    elapsed = time.monotonic() - started
+
+    assert board.status_code == 200
+    assert [row["total"] for row in board.json()["results"]] == [30, 20, 10]
+    assert page.status_code == 200
+    assert (first.status_code, first.json()["ingested"]) == (200, 1)
+    assert (again.status_code, again.json()["duplicates"]) == (200, ["g-both-down"])
+    assert Game.objects.count() == games + 1
+    assert Game.objects.filter(record_id="g-both-down").count() == 1
+    assert refused.status_code == 503
+    assert refused.json()["code"] == "unavailable"
+    assert not Player.objects.filter(external_id="queued").exists()
+    assert health.status_code == 503
+    components = health.json()["components"]
+    assert (components["cache"]["status"], components["broker"]["status"]) == ("down", "down")
+    assert components["database"]["status"] == "ok"
+    assert elapsed < 5
+    ci_log(
+        f"faults: cache and broker down; board API and page 200, a game stored once (re-sent: "
+        f"duplicate), queued write 503 with 0 rows, /healthz 503 naming both; {elapsed:.2f} s"
+    )
 
 
 @pytest.mark.redis

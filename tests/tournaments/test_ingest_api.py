@@ -155,7 +155,12 @@ def test_the_schema_documents_the_operation(api: APIClient) -> None:
     error = operation["responses"]["400"]["content"]["application/json"]["schema"]
     assert error == {"$ref": "#/components/schemas/ApiError"}
     body = operation["requestBody"]["content"]["application/json"]["schema"]
-    assert body == {"type": "array", "items": {"$ref": "#/components/schemas/GameRecordRequest"}}
+    assert body == {
+        "type": "array",
+        "items": {"$ref": "#/components/schemas/GameRecordRequest"},
+        "minItems": 1,
+        "maxItems": 1000,
+    }
     assert "the good records of a mixed batch are stored" in operation["description"]
 
 

@@ -21,6 +21,7 @@ from titles.api.serializers import (
     QUALIFICATION_ID,
     DecisionInputSerializer,
     QualificationSerializer,
+    RejectInputSerializer,
     player_of,
     qualification_of,
 )
@@ -84,11 +85,11 @@ class RejectView(APIView):
     @extend_schema(
         operation_id="titles_reject",
         parameters=[QUALIFICATION_ID],
-        request=DecisionInputSerializer,
+        request=RejectInputSerializer,
         responses={200: QualificationSerializer},
     )
     def post(self, request: Request, pk: int) -> Response:
-        data = DecisionInputSerializer(data=request.data)
+        data = RejectInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         qualification = services.qualification_reject(
             qualification=qualification_of(pk),

@@ -80,3 +80,10 @@ class QualificationSerializer(serializers.Serializer[Any]):
 class DecisionInputSerializer(serializers.Serializer[Any]):
     expected_version = serializers.IntegerField(min_value=1)
     reason = serializers.CharField(max_length=500, allow_blank=True, default="")
+
+
+class RejectInputSerializer(serializers.Serializer[Any]):
+    """A rejection (or reversal) always says why."""
+
+    expected_version = serializers.IntegerField(min_value=1)
+    reason = serializers.CharField(max_length=500)

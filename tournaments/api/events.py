@@ -4,7 +4,7 @@
 from typing import Any
 
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
@@ -15,9 +15,10 @@ from accounts.provinces import PROVINCE_SET
 from accounts.roles import signed_in
 from core.broker import enqueue_or_fail
 from core.cache import CachedPage, cached_page
-from core.domain.text import ident_problem
+from core.domain.text import IDENT_SCHEMA, ident_problem
 from core.errors import ServiceError, found
 from core.pagination import DefaultPagination
+from core.serializers import WholeNumberField
 from tournaments.api.base import OrganiserWritesView, page_response, paginated
 from tournaments.api.seasons import PlayerRef
 from tournaments.models import Event, EventKind, EventStatus
@@ -38,6 +39,21 @@ from tournaments.services.entries import entry_invite
 from tournaments.services.events import event_add, event_cancel, event_move
 from tournaments.services.finalise import event_finalise_check
 from tournaments.tasks import event_finalise_task
+
+
+@extend_schema_field({"type": "string", "pattern": IDENT_SCHEMA % 32})
+class EventCodeField(serializers.CharField):
+    """A new event's code: an identifier (core.domain.text) of at most 32 characters."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(max_length=32, **kwargs)
+
+    def to_internal_value(self, data: Any) -> str:
+        value = super().to_internal_value(data)
+        problem = ident_problem(value)
+        if problem is not None:
+            raise ValidationError(f"an event code {problem}")
+        return value
 
 
 class EventOutput(serializers.Serializer[Any]):
@@ -85,13 +101,13 @@ class EventsView(OrganiserWritesView):
     event with its own code; a final kind becomes a station."""
 
     class EventFilterInput(serializers.Serializer[Any]):
-        season = serializers.IntegerField(required=False)
+        season = WholeNumberField(required=False)
         kind = serializers.ChoiceField(choices=EventKind.choices, required=False)
         status = serializers.ChoiceField(choices=EventStatus.choices, required=False)
 
     class EventAddInput(serializers.Serializer[Any]):
         season = serializers.IntegerField()
-        code = serializers.CharField(max_length=32)
+        code = EventCodeField()
         kind = serializers.ChoiceField(choices=EventKind.choices)
         format = serializers.ChoiceField(choices=Event.Format.choices, default="leaderboard")
         starts_at = serializers.DateTimeField()
@@ -106,12 +122,6 @@ class EventsView(OrganiserWritesView):
             max_length=40, required=False, help_text="qualification rule key its champion earns"
         )
         reason = serializers.CharField(max_length=500)
-
-        def validate_code(self, value: str) -> str:
-            problem = ident_problem(value)
-            if problem is not None:
-                raise ValidationError(f"an event code {problem}")
-            return value
 
     @extend_schema(
         operation_id="events_list",
@@ -224,7 +234,9 @@ class LeaderboardView(OrganiserWritesView):
         parameters=[
             LeaderboardFilterInput,
             OpenApiParameter("page", OpenApiTypes.INT),
-            OpenApiParameter("page_size", OpenApiTypes.INT, description="at most 500"),
+            OpenApiParameter(
+                "page_size", OpenApiTypes.INT, description="at most 500 (a larger ask is capped)"
+            ),
         ],
         responses=paginated("LeaderboardPage", LeaderboardRowOutput),
     )

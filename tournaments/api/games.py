@@ -131,7 +131,8 @@ class GameIngestView(APIView):
         operation_id="games_ingest",
         summary="Ingest a batch of game records",
         description=DESCRIPTION,
-        request=InputSerializer(many=True),
+        # many=True makes a ListSerializer, which takes max_length; the stubs type the item one.
+        request=InputSerializer(many=True, allow_empty=False, max_length=MAX_BATCH),  # type: ignore[call-arg]
         responses={200: OutputSerializer},
         tags=["games"],
         examples=[
