@@ -4,6 +4,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from accounts.provinces import PROVINCE_CHOICES
+from web.templatetags.tour import EVENT_STATE_LABELS
 
 #: The registry's lists (SPEC §6): current holders, by title, and the history.
 REGISTRY_VIEWS = [
@@ -60,3 +61,25 @@ class DecisionForm(forms.Form):
 
     expected_version = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
     reason = forms.CharField(max_length=500, required=False, label=_("理由"))
+
+
+#: An event's state (web.selectors.event_state) as the index's filter offers it.
+EVENT_STATE_CHOICES = [("", _("全部状态")), *EVENT_STATE_LABELS.items()]
+
+
+class EventIndexForm(forms.Form):
+    """The event index's filters: kind and state."""
+
+    kind = forms.ChoiceField(required=False, label=_("类型"))
+    state = forms.ChoiceField(choices=EVENT_STATE_CHOICES, required=False, label=_("状态"))
+
+    def __init__(self, *args: object, kinds: list[tuple[str, str]], **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        kind: forms.ChoiceField = self.fields["kind"]  # type: ignore[assignment]
+        kind.choices = [("", _("全部类型")), *kinds]
+
+
+class SeatFindForm(forms.Form):
+    """ "Where do I sit": a player's id or a part of their name."""
+
+    q = forms.CharField(required=False, max_length=64, label=_("选手 ID 或昵称"))

@@ -22,7 +22,7 @@ from accounts.models import Player
 from core.clock import tour_today
 from integrity.models import Case
 from titles.models import ChangeKind, PlayerTitle, Revocation, TermState, TitleChange, TitleTerm
-from tournaments.models import Event, EventStatus, Season, Standing
+from tournaments.models import Event, EventStatus, Season, Standing, TableSeat
 from tournaments.selectors.events import event_list, window_is_open
 from tournaments.selectors.leaderboard import LeaderboardRow, leaderboard_player, live_ranks
 
@@ -35,6 +35,67 @@ PLAYER_EVENTS_SHOWN = 30
 
 
 # --- seasons and events ----------------------------------------------------------------------
+
+#: An event's state as the public and the organiser see it, from its status and the clock.
+EVENT_STATES = ("upcoming", "live", "closed", "finalised", "cancelled")
+
+
+def event_state(event: Event, now: datetime | None = None) -> str:
+    """upcoming (window not begun), live (open now), closed (window over, not yet
+    finalised), finalised or cancelled."""
+    if event.status != EventStatus.SCHEDULED:
+        return str(event.status)
+    moment = now or timezone.now()
+    if moment < event.starts_at:
+        return "upcoming"
+    return "live" if moment <= event.ends_at else "closed"
+
+
+def events_index(
+    *, season: Season, kind: str = "", state: str = "", now: datetime | None = None
+) -> QuerySet[Event]:
+    """The season's events, weekly qualifiers included, by start then code; ``kind`` and
+    ``state`` (one of ``EVENT_STATES``) narrow them."""
+    moment = now or timezone.now()
+    rows = Event.objects.filter(season=season).select_related("champion", "season")
+    if kind:
+        rows = rows.filter(kind=kind)
+    scheduled = Q(status=EventStatus.SCHEDULED)
+    by_state = {
+        "upcoming": scheduled & Q(starts_at__gt=moment),
+        "live": scheduled & Q(starts_at__lte=moment, ends_at__gte=moment),
+        "closed": scheduled & Q(ends_at__lt=moment),
+        "finalised": Q(status=EventStatus.FINALISED),
+        "cancelled": Q(status=EventStatus.CANCELLED),
+    }
+    if state:
+        rows = rows.filter(by_state[state])
+    return rows.order_by("starts_at", "code")
+
+
+@dataclass(frozen=True, slots=True)
+class TableFound:
+    """Where a player sits: the round, the table and the seat."""
+
+    round: int
+    table: int
+    seat: int
+    player: Player
+
+
+def seat_find(*, event: Event, query: str) -> list[TableFound]:
+    """ "Where do I sit": the latest round's seats of the players whose id is ``query`` or
+    whose name holds it (case-insensitive), by table and seat; at most ``SEARCH_LIMIT``."""
+    latest = event.seated_rounds.order_by("-number").values_list("number", flat=True).first()
+    if latest is None or not query:
+        return []
+    seats = (
+        TableSeat.objects.filter(table__round__event=event, table__round__number=latest)
+        .filter(Q(player__external_id=query) | Q(player__name__icontains=query))
+        .select_related("player", "table")
+        .order_by("table__number", "seat")[:SEARCH_LIMIT]
+    )
+    return [TableFound(latest, s.table.number, s.seat, s.player) for s in seats]
 
 
 def season_current() -> Season | None:

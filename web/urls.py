@@ -3,7 +3,7 @@
 from django.contrib.auth.views import LogoutView
 from django.urls import path
 
-from web.views import password, public, review, signin
+from web.views import events, password, public, review, signin
 
 app_name = "web"
 
@@ -11,7 +11,9 @@ urlpatterns = [
     path("", public.home, name="home"),
     path("seasons/", public.calendar_current, name="calendar-current"),
     path("seasons/<int:year>/", public.calendar, name="calendar"),
+    path("events/", events.events, name="events"),
     path("events/<str:code>/", public.event, name="event"),
+    path("events/<str:code>/tables/", events.tables, name="event-tables"),
     path("events/<str:code>/board/", public.event_board, name="event-board"),
     path("players/", public.players, name="players"),
     path("players/<str:external_id>/", public.player, name="player"),

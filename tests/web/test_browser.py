@@ -252,3 +252,50 @@ def test_search_the_404_page_and_the_skip_link(site: Tour, live_server: Any, dri
     assert skip.is_displayed()
     skip.send_keys(Keys.ENTER)
     wait_for(driver, lambda d: d.switch_to.active_element.get_attribute("id") == "content")
+
+
+def test_the_event_index_and_where_do_i_sit_on_a_phone(
+    site: Tour, live_server: Any, driver: Any
+) -> None:
+    from selenium.webdriver.support.ui import Select
+
+    from tests.web.test_events import seated_final
+
+    driver.get(f"{live_server.url}/events/?season=2021")
+    assert "2021-W01-Q" in [e.text for e in css_all(driver, "table.events .code")]
+    Select(css(driver, "select[name=state]")).select_by_value("live")
+    css(driver, "form.filters button").click()
+    wait_for(driver, lambda d: "state=live" in d.current_url)
+    assert [e.text for e in css_all(driver, "table.events .code")] == ["2021-W05-F", "2021-W06-Q"]
+    shoot(driver, "events")
+
+    event = seated_final(site, players=16)
+    seat = (
+        event.seated_rounds.get()
+        .tables.get(number=3)
+        .seats.select_related("player")
+        .order_by("seat")
+        .first()
+    )
+    assert seat is not None
+    viewport(driver, 390, 844, mobile=True)
+    driver.get(f"{live_server.url}/events/{event.code}/tables/")
+    box = css(driver, "form.search input[name=q]")
+    box.send_keys(seat.player.external_id)
+    css(driver, "form.search button").click()
+    wait_for(driver, lambda d: "q=" in d.current_url)
+    found = css(driver, "ul.seat-found li").text
+    assert f"第 1 轮 · 3 号桌 · {seat.seat} 号座" in found
+    css(driver, "ul.seat-found a").click()
+    wait_for(driver, lambda d: d.current_url.endswith("#r1-t3"))
+    assert seat.player.external_id in css(driver, "#r1-t3 li.mine").text
+    assert driver.execute_script("return document.documentElement.scrollWidth") <= 390
+    shoot(driver, "event-tables-mobile")
+    viewport(driver, 1280, 900)
+    driver.get(f"{live_server.url}/events/{event.code}/tables/")
+    shoot(driver, "event-tables")
+    driver.get(f"{live_server.url}/events/?season=2021")
+    viewport(driver, 390, 844, mobile=True)
+    driver.get(f"{live_server.url}/events/?season=2021&kind=monthly_final")
+    assert driver.execute_script("return document.documentElement.scrollWidth") <= 390
+    shoot(driver, "events-mobile")

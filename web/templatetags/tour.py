@@ -48,6 +48,14 @@ CHANGE_KIND_LABELS = {
     "restored": _("申诉后恢复"),
 }
 
+EVENT_STATE_LABELS = {
+    "upcoming": _("未开始"),
+    "live": _("进行中"),
+    "closed": _("已结束待定"),
+    "finalised": _("已定"),
+    "cancelled": _("已取消"),
+}
+
 EVENT_STATUS_LABELS = {
     "scheduled": _("未结束"),
     "finalised": _("已确认"),
@@ -80,6 +88,11 @@ def term_state_label(state: str) -> str:
 @register.filter
 def change_kind_label(kind: str) -> str:
     return str(CHANGE_KIND_LABELS.get(kind, kind))
+
+
+@register.filter
+def event_state_label(state: str) -> str:
+    return str(EVENT_STATE_LABELS.get(state, state))
 
 
 @register.filter
