@@ -32,7 +32,14 @@ class Result:
 
 Stage = Callable[[float, TextIO], list[Result]]
 STAGES: dict[str, Stage] = {}
-STAGE_MODULES = ("bench.ingest", "bench.leaderboard", "bench.audit", "bench.titles", "bench.read")
+STAGE_MODULES = (
+    "bench.ingest",
+    "bench.leaderboard",
+    "bench.audit",
+    "bench.titles",
+    "bench.read",
+    "bench.console",
+)
 
 
 def stage(name: str) -> Callable[[Stage], Stage]:

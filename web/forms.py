@@ -83,3 +83,37 @@ class SeatFindForm(forms.Form):
     """ "Where do I sit": a player's id or a part of their name."""
 
     q = forms.CharField(required=False, max_length=64, label=_("选手 ID 或昵称"))
+
+
+#: The largest results file the console takes (bytes); bigger files go through
+#: ``manage.py import_games``.
+UPLOAD_MAX_BYTES = 50 * 1024 * 1024
+
+
+class UploadForm(forms.Form):
+    """A results file: game records v1, one a line (``.jsonl``), or gzipped (``.jsonl.gz``)."""
+
+    file = forms.FileField(label=_("成绩文件（.jsonl 或 .jsonl.gz）"))
+
+    def clean_file(self) -> object:
+        file = self.cleaned_data["file"]
+        if not file.name.endswith((".jsonl", ".jsonl.gz", ".gz")):
+            raise forms.ValidationError(_("只接受 .jsonl 或 .jsonl.gz 文件。"))
+        if file.size > UPLOAD_MAX_BYTES:
+            limit = {"mb": UPLOAD_MAX_BYTES >> 20}
+            raise forms.ValidationError(
+                _("文件超过 %(mb)s MB：请用 import_games 命令导入。") % limit
+            )
+        return file
+
+
+class FinaliseForm(forms.Form):
+    force = forms.BooleanField(required=False, label=_("赛事时段未结束也确认"))
+
+
+class VoidForm(forms.Form):
+    """Void one game of the event, with the reason logged; ``confirm`` after the plan."""
+
+    game = forms.CharField(max_length=64, label=_("对局 ID"))
+    reason = forms.CharField(max_length=500, label=_("理由"))
+    confirm = forms.BooleanField(required=False, widget=forms.HiddenInput)

@@ -12,17 +12,18 @@ that rank rows one by one (ranks are read from the index, not stored): ``leaderb
 (at most ``SEARCH_LIMIT`` matches) and ``player_events`` (at most ``PLAYER_EVENTS_SHOWN``).
 """
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.db.models import Count, Prefetch, Q, QuerySet
+from django.db.models import Count, Prefetch, Q, QuerySet, Sum
 from django.utils import timezone
 
 from accounts.models import Player
 from core.clock import tour_today
 from integrity.models import Case
 from titles.models import ChangeKind, PlayerTitle, Revocation, TermState, TitleChange, TitleTerm
-from tournaments.models import Event, EventStatus, Season, Standing, TableSeat
+from tournaments.models import Event, EventStatus, Game, Season, Standing, TableSeat
 from tournaments.selectors.events import event_list, window_is_open
 from tournaments.selectors.leaderboard import LeaderboardRow, leaderboard_player, live_ranks
 
@@ -71,6 +72,38 @@ def events_index(
     if state:
         rows = rows.filter(by_state[state])
     return rows.order_by("starts_at", "code")
+
+
+@dataclass(frozen=True, slots=True)
+class EventActivity:
+    """An event's board at a glance: its players, the game results they have counted (the
+    sum of their standings' games: one a player a game) and when its latest game ended."""
+
+    players: int
+    results: int
+    last_game: datetime | None
+
+
+def event_activity(events: Sequence[Event]) -> dict[int, EventActivity]:
+    """``EventActivity`` of each event, by id: one grouped query over their standings and
+    one probe of the (event, ended_at) index an event, so a board of a million players
+    costs one pass over its standings, never one over its games."""
+    totals = {
+        row["event"]: row
+        for row in Standing.objects.filter(event__in=events)
+        .values("event")
+        .annotate(players=Count("id"), results=Sum("games"))
+    }
+    activity = {}
+    for event in events:
+        last = (
+            Game.objects.filter(event=event)
+            .order_by("-ended_at")
+            .values_list("ended_at", flat=True)
+        ).first()
+        row = totals.get(event.pk, {})
+        activity[event.pk] = EventActivity(row.get("players", 0), row.get("results") or 0, last)
+    return activity
 
 
 @dataclass(frozen=True, slots=True)

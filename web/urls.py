@@ -3,7 +3,7 @@
 from django.contrib.auth.views import LogoutView
 from django.urls import path
 
-from web.views import events, password, public, review, signin
+from web.views import events, manage, password, public, review, signin
 
 app_name = "web"
 
@@ -33,6 +33,12 @@ urlpatterns = [
         name="password-reset-confirm",
     ),
     path("signin/reset/done/", password.reset_complete, name="password-reset-complete"),
+    path("manage/", manage.dashboard, name="manage"),
+    path("manage/events/<str:code>/", manage.event, name="manage-event"),
+    path("manage/events/<str:code>/upload/", manage.upload, name="manage-upload"),
+    path("manage/events/<str:code>/finalise/", manage.finalise, name="manage-finalise"),
+    path("manage/events/<str:code>/void/", manage.void, name="manage-void"),
+    path("manage/uploads/<int:pk>/rejects.jsonl", manage.rejects, name="manage-rejects"),
     path("review/", review.queue, name="review"),
     path(
         "review/qualifications/<int:pk>/<str:decision>/",

@@ -26,7 +26,7 @@ from tests.accounts.signin import client_sign_in
 from tests.reliability.conftest import Seeded
 from tests.tournaments.conftest import make_record
 from titles.models import Qualification
-from tournaments.models import Game
+from tournaments.models import Event, Game
 
 ROOT = Path(settings.BASE_DIR)
 OPEN_EVENT = "2021-W06-Q"  # the tour's weekly qualifier open at NOW (open entry)
@@ -184,9 +184,15 @@ def post_forms() -> list[tuple[str, str, str]]:
 def test_every_post_form_refuses_a_request_without_the_csrf_token(seeded: Seeded) -> None:
     forms = post_forms()
     pending = Qualification.objects.get(pk=seeded.params["qualification"])
+    event = seeded.params["event"]
+    game = Game.objects.filter(event__code=event).first()
+    assert game is not None
     arguments: dict[str, list[Any]] = {
         "web:review-decide": [pending.pk, "approve"],
         "web:password-reset-confirm": ["MQ", "set-password"],
+        "web:manage-upload": [event],
+        "web:manage-finalise": [event],
+        "web:manage-void": [event],
     }
     password = {"username": "matrix-admin", "password": "pw-for-tests-only"}
     new_password = {"new_password1": "a-new-pw-for-tests", "new_password2": "a-new-pw-for-tests"}
@@ -199,22 +205,29 @@ def test_every_post_form_refuses_a_request_without_the_csrf_token(seeded: Seeded
         "web:signout": {},
         "web:password-reset": {"email": "matrix-admin@example.org"},
         "web:password-reset-confirm": new_password,
+        "web:manage-upload": {},
+        "web:manage-finalise": {"force": "on"},
+        "web:manage-void": {"game": game.record_id, "reason": "x", "confirm": "true"},
     }
     routes = sorted({name for _, name, _ in forms} | {"admin:login"})
     assert routes == sorted(data)
 
-    reviewer = seeded.users["reviewer"]
+    reviewer, organiser = seeded.users["reviewer"], seeded.users["organiser"]
     assert reviewer is not None
+    assert organiser is not None
     refused = {}
     for name in routes:
         client = Client(enforce_csrf_checks=True)
-        client_sign_in(client, reviewer)
+        client_sign_in(client, organiser if name.startswith("web:manage") else reviewer)
         path = reverse(name, args=arguments.get(name, []))
         refused[name] = client.post(path, data[name]).status_code
 
     assert refused == dict.fromkeys(routes, 403)
     pending.refresh_from_db()
     assert (pending.status, pending.version) == ("pending", 1)
+    game.refresh_from_db()
+    assert not game.voided
+    assert Event.objects.get(code=event).status == "scheduled"
 
 
 def test_with_the_token_the_review_form_goes_through(seeded: Seeded) -> None:

@@ -299,3 +299,61 @@ def test_the_event_index_and_where_do_i_sit_on_a_phone(
     driver.get(f"{live_server.url}/events/?season=2021&kind=monthly_final")
     assert driver.execute_script("return document.documentElement.scrollWidth") <= 390
     shoot(driver, "events-mobile")
+
+
+def test_the_organiser_uploads_finalises_and_voids_from_the_console(
+    site: Tour, live_server: Any, driver: Any, tmp_path: Path
+) -> None:
+    """Sign in, open the console, upload a file with a bad record and fetch its rejects,
+    void a game after reading its plan, finalise with the job's outcome shown."""
+    import json
+
+    from accounts.roles import ORGANISER
+    from tests.accounts.signin import browser_sign_in, make_staff
+    from tests.web.test_manage import OPEN, record
+    from tournaments.models import Event, Game
+
+    organiser = make_staff("console-organiser", role=ORGANISER)
+    browser_sign_in(driver, live_server.url, organiser)
+    wait_for(driver, lambda d: d.current_url.endswith("/manage/"))
+    assert css(driver, "h1").text == "2021 赛季管理"
+    shoot(driver, "manage")
+
+    good, bad = record("g-console-1"), record("g-console-bad", hands=([], [], ["R5"], ["WD4"]))
+    results = tmp_path / "results.jsonl"
+    results.write_text("".join(json.dumps(r) + "\n" for r in (good, bad)), encoding="utf-8")
+    driver.get(f"{live_server.url}/manage/events/{OPEN}/")
+    css(driver, "input[type=file]").send_keys(str(results))
+    css(driver, "form[enctype] button").click()
+    wait_for(driver, lambda d: "2 行，新增 1 局，重复 0，冲突 0，拒收 1。" in d.page_source)
+    link = css(driver, "a.rejects").get_attribute("href")
+    text = driver.execute_async_script(
+        "fetch(arguments[0]).then(r => r.text()).then(arguments[1])", link
+    )
+    rows = [json.loads(line) for line in text.splitlines()]
+    assert [(r["id"], r["record"]) for r in rows] == [("g-console-bad", bad)]
+    shoot(driver, "manage-event")
+
+    css(driver, "input[name=game]").send_keys("g-console-1")
+    css(driver, "input[name=reason]").send_keys("测试作废")
+    css(driver, "form[action$='/void/'] button").click()
+    wait_for(driver, lambda d: css_all(d, "ol.plan"))
+    assert "2021-W06-Q · void_game" in css(driver, "ol.plan").text
+    assert not Game.objects.get(record_id="g-console-1").voided
+    viewport(driver, 390, 844, mobile=True)
+    shoot(driver, "manage-void-plan-mobile")
+    viewport(driver, 1280, 900)
+    css(driver, "form[action$='/void/'] button.danger").click()
+    wait_for(driver, lambda d: "已作废 g-console-1。" in d.page_source)
+    assert Game.objects.get(record_id="g-console-1").voided
+
+    css(driver, "input[name=force]").click()
+    css(driver, "form[action$='/finalise/'] button").click()
+    wait_for(driver, lambda d: "已提交确认结果任务。" in d.page_source)
+    wait_for(driver, lambda d: Event.objects.get(code=OPEN).status == "finalised")
+    driver.get(f"{live_server.url}/manage/events/{OPEN}/")
+    assert "本赛事已定。" in css(driver, "body").text
+    viewport(driver, 390, 844, mobile=True)
+    driver.get(f"{live_server.url}/manage/")
+    assert driver.execute_script("return document.documentElement.scrollWidth") <= 390
+    shoot(driver, "manage-mobile")

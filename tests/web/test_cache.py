@@ -128,8 +128,8 @@ def test_a_signed_in_visitor_is_never_served_a_cached_page() -> None:
 
     signed_in = reviewer.get(f"/events/{event.code}/").content.decode()
 
-    assert 'href="/review/"' not in anonymous
-    assert 'href="/review/"' in signed_in
+    assert 'action="/signout/"' not in anonymous
+    assert 'action="/signout/"' in signed_in
 
 
 def test_while_one_request_builds_a_new_version_the_others_get_the_latest_answer(

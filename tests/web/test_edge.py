@@ -124,8 +124,8 @@ def test_a_signed_in_visitor_always_goes_through_the_stack(clock: SimpleNamespac
 
     signed_in = browser.get(f"/events/{event.code}/").content.decode()
 
-    assert 'href="/review/"' not in anonymous
-    assert 'href="/review/"' in signed_in
+    assert 'action="/signout/"' not in anonymous
+    assert 'action="/signout/"' in signed_in
 
 
 def test_a_request_with_credentials_always_goes_through_the_stack(

@@ -1,5 +1,5 @@
 """Tournament models, one concept per module: seasons and events, games and seats,
-standings (the live leaderboards), corrections and seated finals."""
+standings (the live leaderboards), corrections, seated finals and uploaded results files."""
 
 from tournaments.models.corrections import Correction
 from tournaments.models.events import (
@@ -13,6 +13,7 @@ from tournaments.models.events import (
 from tournaments.models.games import Game, Seat
 from tournaments.models.seated import SeatedRound, SeatedTable, TableSeat
 from tournaments.models.standings import Standing
+from tournaments.models.uploads import Upload
 
 __all__ = [
     "CalendarChange",
@@ -28,4 +29,5 @@ __all__ = [
     "SeatedTable",
     "Standing",
     "TableSeat",
+    "Upload",
 ]

@@ -206,6 +206,7 @@ class Entry(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
+        verbose_name_plural = "entries"
         constraints = [
             models.UniqueConstraint(fields=["event", "player"], name="entry_unique_player"),
         ]

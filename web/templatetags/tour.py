@@ -11,6 +11,7 @@ from django.urls import translate_url
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from accounts.roles import has_role
 from tournaments.models import Event
 
 register = template.Library()
@@ -71,6 +72,12 @@ def path_in(context: dict[str, Any], language: str) -> str:
 
 
 @register.filter
+def holds(user: Any, role: str) -> bool:
+    """Whether ``user`` holds ``role`` (superusers hold every role)."""
+    return has_role(user, role)
+
+
+@register.filter
 def kind_label(kind: str) -> str:
     return str(KIND_LABELS.get(kind, kind))
 
@@ -119,3 +126,49 @@ def event_title(event: Event) -> str:
     if event.kind in ("championship", "custom") and event.name:
         return event.name
     return f"{event.code} · {kind_label(event.kind)}"
+
+
+def _standing(row: dict[str, Any] | None) -> str:
+    if row is None:
+        return "—"
+    text = gettext("%(total)s 分 %(games)s 局") % {"total": row["total"], "games": row["games"]}
+    if row.get("rank"):
+        text += " " + gettext("第 %(rank)s 名") % {"rank": row["rank"]}
+    if row.get("advanced"):
+        text += " " + gettext("晋级")
+    return text
+
+
+@register.filter
+def diff_lines(diff: dict[str, Any]) -> list[str]:
+    """A correction's diff (tournaments.services.corrections) as sentences: each player's
+    standing before and after, the players leaving the field, the event it feeds, the title
+    qualification moved; any other part as its key and value."""
+    lines = []
+    for key, value in diff.items():
+        if key == "standings":
+            lines += [
+                f"{row['player']}: {_standing(row['before'])} → {_standing(row['after'])}"
+                for row in value
+            ]
+        elif key == "standings_removed":
+            lines.append(gettext("移出名单：%(players)s") % {"players": ", ".join(value) or "—"})
+        elif key == "fed" and value:
+            state = (
+                gettext("已赛过，须决定重赛或保留") if value.get("played") else gettext("未开赛")
+            )
+            lines.append(
+                gettext("下游赛事 %(event)s：名单变化，%(state)s")
+                % {"event": value["event"], "state": state}
+            )
+        elif key == "qualifications":
+            lines.append(
+                gettext("冠军资格：撤回 %(withdrawn)s，记录 %(recorded)s")
+                % {
+                    "withdrawn": value.get("withdrawn") or "—",
+                    "recorded": value.get("recorded") or "—",
+                }
+            )
+        else:
+            lines.append(f"{key}: {value}")
+    return lines

@@ -13,7 +13,7 @@ from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from tournaments.models import Event, EventKind
+from tournaments.models import Event, EventKind, Season
 from tournaments.selectors.events import event_get, season_list
 from tournaments.selectors.seated import seated_rounds
 from web import selectors
@@ -24,15 +24,20 @@ from web.views.public import REFRESH_SECONDS, _found
 EVENTS_PAGE_SIZE = 50
 
 
-def events(request: HttpRequest) -> HttpResponse:
-    """The season's events (``?season=`` a year, default the current season)."""
+def season_chosen(request: HttpRequest) -> tuple[Season | None, list[Season]]:
+    """The season ``?season=`` names (a year; 404 when there is none), else the current
+    one; and every season, for the page's season tabs."""
     seasons = list(season_list())
     chosen = request.GET.get("season", "")
     season = next((s for s in seasons if str(s.year) == chosen), None)
-    if season is None:
-        if chosen:
-            raise Http404(f"no season {chosen!r}")
-        season = selectors.season_current()
+    if season is None and chosen:
+        raise Http404(f"no season {chosen!r}")
+    return season or selectors.season_current(), seasons
+
+
+def events(request: HttpRequest) -> HttpResponse:
+    """The season's events (``?season=`` a year, default the current season)."""
+    season, seasons = season_chosen(request)
     kinds = [(value, str(KIND_LABELS.get(value, label))) for value, label in EventKind.choices]
     form = EventIndexForm(request.GET, kinds=kinds)
     filters = form.cleaned_data if form.is_valid() else {"kind": "", "state": ""}

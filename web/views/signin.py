@@ -15,7 +15,7 @@ from django.contrib.auth import login
 from django.contrib.auth.views import LoginView
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
-from django.urls import Resolver404, resolve, reverse
+from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext_lazy as _
 from django_otp import login as otp_login
@@ -29,23 +29,13 @@ PENDING_KEY = "signin_pending"
 PENDING_SECONDS = 300
 
 
-def _console_url() -> str | None:
-    """The organiser console (``/manage/``, English ``/en/manage/``) if the site has it."""
-    path = reverse("web:home") + "manage/"
-    try:
-        resolve(path)
-    except Resolver404:
-        return None
-    return path
-
-
 def landing_url(user: User, requested: str | None) -> str:
     """Where a person lands after signing in: the page they asked for, else an organiser's
     console, a reviewer's queue, or the home page."""
     if requested:
         return requested
-    if has_role(user, ORGANISER) and (console := _console_url()):
-        return console
+    if has_role(user, ORGANISER):
+        return reverse("web:manage")
     if has_role(user, REVIEWER):
         return reverse("web:review")
     return reverse("web:home")

@@ -10,11 +10,8 @@ the rejects file itself: its rows are read as their records. Running the same fi
 changes nothing (every record is then a duplicate).
 """
 
-import gzip
-import json
-from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
@@ -22,26 +19,7 @@ from tqdm import tqdm
 
 from flows.ingest import games_import
 from ratings.tasks import ratings_update_task
-from tournaments.services.ingest import IMPORT_BATCH, ImportSummary
-
-GZIP_MAGIC = b"\x1f\x8b"
-
-
-def _is_gzip(path: Path, raw: BinaryIO) -> bool:
-    magic = raw.read(len(GZIP_MAGIC))
-    raw.seek(0)
-    return path.name.endswith(".gz") or magic == GZIP_MAGIC
-
-
-def _reject_line(row: dict[str, Any]) -> str:
-    """One rejects-file line; text that is not valid Unicode (a lone surrogate read from a
-    ``\\u`` escape) is written escaped, so the file stays UTF-8 and reads back the same."""
-    text = json.dumps(row, ensure_ascii=False)
-    try:
-        text.encode()
-    except UnicodeEncodeError:
-        text = json.dumps(row)
-    return text + "\n"
+from tournaments.services.ingest import IMPORT_BATCH, ImportSummary, reject_line, results_lines
 
 
 class Command(BaseCommand):
@@ -72,10 +50,10 @@ class Command(BaseCommand):
                 file=getattr(self.stderr, "_out", self.stderr),  # the stream, not the wrapper
             ) as bar,
         ):
-            stream: Iterable[bytes] = gzip.GzipFile(fileobj=raw) if _is_gzip(path, raw) else raw
+            stream = results_lines(path.name, raw)
 
             def on_rejects(rows: list[dict[str, Any]]) -> None:
-                rejects.writelines(_reject_line(row) for row in rows)
+                rejects.writelines(reject_line(row) for row in rows)
 
             def on_batch(summary: ImportSummary) -> None:
                 bar.update(raw.tell() - bar.n)

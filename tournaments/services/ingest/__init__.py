@@ -12,7 +12,13 @@ from tournaments.services.ingest.batch import (
     Suspensions,
     games_ingest,
 )
-from tournaments.services.ingest.lines import IMPORT_BATCH, ImportSummary, games_import
+from tournaments.services.ingest.lines import (
+    IMPORT_BATCH,
+    ImportSummary,
+    games_import,
+    reject_line,
+    results_lines,
+)
 
 __all__ = [
     "IMPORT_BATCH",
@@ -24,4 +30,6 @@ __all__ = [
     "Suspensions",
     "games_import",
     "games_ingest",
+    "reject_line",
+    "results_lines",
 ]

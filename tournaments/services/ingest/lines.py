@@ -12,14 +12,18 @@ line's text when it is not JSON. A line that is such a reject row (an object wit
 those five keys: a game record has no ``line`` or ``reason`` and always an ``event``) is
 read as its ``record``, and a ``record`` that is text is read as a line again; so the
 rejects file, its records fixed in place, is itself a file to import.
+
+A file is ``.jsonl`` or ``.jsonl.gz`` (``results_lines``): gzip when its name ends ``.gz``
+or its first bytes are gzip's magic number; ``reject_line`` writes one rejects-file line.
 """
 
+import gzip
 import json
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, BinaryIO
 
 from accounts.models import User
 from core import collector
@@ -221,3 +225,26 @@ def games_import(
         if ahead is not None:
             finish(*ahead)
     return summary
+
+
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+def results_lines(name: str, raw: BinaryIO) -> Iterable[bytes]:
+    """The byte lines of a results file (``raw`` seekable), gunzipped when it is gzip."""
+    magic = raw.read(len(GZIP_MAGIC))
+    raw.seek(0)
+    if name.endswith(".gz") or magic == GZIP_MAGIC:
+        return gzip.GzipFile(fileobj=raw)
+    return raw
+
+
+def reject_line(row: dict[str, Any]) -> str:
+    """One rejects-file line; text that is not valid Unicode (a lone surrogate read from a
+    ``\\u`` escape) is written escaped, so the file stays UTF-8 and reads back the same."""
+    text = json.dumps(row, ensure_ascii=False)
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        text = json.dumps(row)
+    return text + "\n"

@@ -1,0 +1,247 @@
+"""The organiser's console (issue 26): who may open it, uploading a results file with a bad
+record and downloading its rejects, finalising, and voiding a game after its plan."""
+
+import gzip
+import json
+import re
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
+
+from accounts.roles import GAME_SERVER, ORGANISER, REVIEWER
+from tests.accounts.signin import client_sign_in, make_staff
+from tests.tournaments.conftest import make_record
+from tests.web.tour import Tour
+from tournaments.models import Correction, Event, Game, Seat, Standing, Upload
+
+pytestmark = pytest.mark.django_db
+
+OPEN = "2021-W06-Q"  # open at the tour's NOW
+
+
+def signed_in(role: str | None) -> Client:
+    client = Client()
+    if role == "anonymous":
+        return client
+    user = make_staff(f"u-{role}", role=None if role == "player" else role)
+    return client_sign_in(client, user)
+
+
+def record(key: str, **fields: Any) -> dict[str, Any]:
+    return make_record(
+        key,
+        event=OPEN,
+        started_at="2021-02-08T14:00:00+08:00",
+        ended_at="2021-02-08T14:02:00+08:00",
+        **fields,
+    )
+
+
+def jsonl(records: list[Any], *, gz: bool = False, name: str = "results.jsonl") -> Any:
+    text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records).encode()
+    if gz:
+        return SimpleUploadedFile(name + ".gz", gzip.compress(text))
+    return SimpleUploadedFile(name, text)
+
+
+PAGES = ["/manage/", f"/manage/events/{OPEN}/"]
+
+
+@pytest.mark.parametrize("role", ["anonymous", "player", GAME_SERVER, REVIEWER])
+def test_only_organisers_open_the_console_and_refused_forms_write_nothing(
+    tour: Tour, role: str
+) -> None:
+    client = signed_in(role)
+    game = Game.objects.filter(event=tour.live).first()
+    assert game is not None
+    kept = Upload.objects.create(
+        event=tour.live,
+        name="r.jsonl",
+        lines=1,
+        ingested=0,
+        duplicates=0,
+        conflicts=0,
+        rejected=1,
+        rejects='{"line": 1}\n',
+    )
+    for path in [*PAGES, f"/manage/uploads/{kept.pk}/rejects.jsonl"]:
+        answer = client.get(path)
+        if role == "anonymous":
+            assert answer.status_code == 302
+            assert answer["Location"] == f"/signin/?next={path}"
+        else:
+            assert answer.status_code == 403
+    posts: dict[str, dict[str, Any]] = {
+        f"/manage/events/{OPEN}/upload/": {"file": jsonl([record("g-refused")])},
+        f"/manage/events/{OPEN}/finalise/": {"force": "on"},
+        f"/manage/events/{tour.live.code}/void/": {
+            "game": game.record_id,
+            "reason": "x",
+            "confirm": "true",
+        },
+    }
+    for path, data in posts.items():
+        assert client.post(path, data).status_code in (302, 403)
+    assert list(Upload.objects.all()) == [kept]
+    assert not Game.objects.filter(record_id="g-refused").exists()
+    assert Event.objects.get(code=OPEN).status == "scheduled"
+    assert not Game.objects.get(pk=game.pk).voided
+    assert Correction.objects.count() == 0
+
+
+def test_the_dashboard_shows_every_event_and_what_needs_the_organiser(tour: Tour) -> None:
+    html = signed_in(ORGANISER).get("/manage/?season=2021").content.decode()
+    listed = re.findall(r'href="/manage/events/([^/]+)/"', html.split("赛季日程", 1)[1])
+    assert listed == list(
+        Event.objects.filter(season=tour.season)
+        .order_by("starts_at", "code")
+        .values_list("code", flat=True)
+    )
+    needs = html.split("待处理", 1)[1].split("赛季日程", 1)[0]
+    closed = [
+        e.code
+        for e in Event.objects.filter(season=tour.season, status="scheduled").order_by(
+            "starts_at", "code"
+        )
+        if e.ends_at < tour.live.starts_at
+    ]
+    assert re.findall(r'<span class="code muted">([^<]+)</span>', needs) == closed
+    row = html.split(f'href="/manage/events/{tour.live.code}/"', 1)[1].split("</tr>", 1)[0]
+    standings = Standing.objects.filter(event=tour.live)
+    seats = Seat.objects.filter(game__event=tour.live, game__voided=False).count()
+    assert re.findall(r'<td class="num">(\d+)</td>', row) == [str(standings.count()), str(seats)]
+    assert seats > 0
+    finalised = html.split(f'href="/manage/events/{tour.weekly.code}/"', 1)[1].split("</tr>", 1)[0]
+    assert re.findall(r'<td class="num">(\d+)</td>', finalised) == []  # settled: not counted
+
+
+@pytest.mark.parametrize("gz", [False, True])
+def test_an_upload_with_a_bad_record_stores_the_good_ones_and_offers_the_reject(
+    tour: Tour, gz: bool
+) -> None:
+    client = signed_in(ORGANISER)
+    bad = record("g-bad", hands=([], [], ["R5"], ["WD4"]))  # two empty hands in an "out" game
+    good = [
+        record("g-good-1"),
+        record("g-good-2", players=("p0000005", "p0000006", "p0000007", "p0000008")),
+    ]
+
+    answer = client.post(
+        f"/manage/events/{OPEN}/upload/",
+        {"file": jsonl([good[0], bad, good[1]], gz=gz)},
+        follow=True,
+    )
+
+    html = answer.content.decode()
+    assert "3 行，新增 2 局，重复 0，冲突 0，拒收 1。" in html
+    assert set(
+        Game.objects.filter(record_id__startswith="g-good").values_list("record_id", flat=True)
+    ) == {"g-good-1", "g-good-2"}
+    assert not Game.objects.filter(record_id="g-bad").exists()
+    done = Upload.objects.get()
+    assert done.by is not None
+    assert (done.lines, done.ingested, done.rejected, done.by.username) == (3, 2, 1, "u-organiser")
+    download = client.get(f"/manage/uploads/{done.pk}/rejects.jsonl")
+    assert (
+        download["Content-Disposition"] == f'attachment; filename="upload-{done.pk}.rejects.jsonl"'
+    )
+    rows = [json.loads(line) for line in download.content.decode().splitlines()]
+    assert [(r["line"], r["id"], r["record"]) for r in rows] == [(2, "g-bad", bad)]
+    assert "empty" in rows[0]["reason"]
+
+    again = client.post(f"/manage/events/{OPEN}/upload/", {"file": jsonl([good[0]])}, follow=True)
+    assert "1 行，新增 0 局，重复 1，冲突 0，拒收 0。" in again.content.decode()
+    assert Game.objects.filter(record_id="g-good-1").count() == 1
+
+
+def test_a_file_that_is_not_jsonl_is_refused_and_nothing_is_written(tour: Tour) -> None:
+    client = signed_in(ORGANISER)
+    wrong = client.post(
+        f"/manage/events/{OPEN}/upload/", {"file": SimpleUploadedFile("r.csv", b"a,b")}
+    )
+    broken = client.post(
+        f"/manage/events/{OPEN}/upload/",
+        {"file": SimpleUploadedFile("r.jsonl.gz", b"\x1f\x8bnot gzip")},
+    )
+    assert "只接受 .jsonl 或 .jsonl.gz 文件。" in wrong.content.decode()
+    assert "无法读取文件" in broken.content.decode()
+    assert Upload.objects.count() == 0
+
+
+def test_finalising_an_open_event_needs_force_and_then_finalises_once(
+    tour: Tour, django_capture_on_commit_callbacks: Callable[..., Any]
+) -> None:
+    client = signed_in(ORGANISER)
+    weekly = Event.objects.get(code=OPEN)
+
+    refused = client.post(f"/manage/events/{OPEN}/finalise/", {}, follow=True)
+    assert "未能确认结果" in refused.content.decode()
+    assert Event.objects.get(pk=weekly.pk).status == "scheduled"
+
+    with django_capture_on_commit_callbacks(execute=True):
+        done = client.post(f"/manage/events/{OPEN}/finalise/", {"force": "on"}, follow=True)
+    assert "已提交确认结果任务。" in done.content.decode()
+    assert Event.objects.get(pk=weekly.pk).status == "finalised"
+    twice = client.post(f"/manage/events/{OPEN}/finalise/", {"force": "on"}, follow=True)
+    assert "本赛事已定，无需再次确认。" in twice.content.decode()
+
+
+def test_voiding_a_game_shows_the_plan_first_then_writes_and_logs_it(
+    tour: Tour, django_capture_on_commit_callbacks: Callable[..., Any]
+) -> None:
+    client = signed_in(ORGANISER)
+    game = Game.objects.filter(event=tour.live, voided=False).order_by("record_id").first()
+    assert game is not None
+    path = f"/manage/events/{tour.live.code}/void/"
+
+    shown = client.post(path, {"game": game.record_id, "reason": "服务器重复上报"})
+
+    html = shown.content.decode()
+    assert f"作废 {game.record_id} 将带来以下变化（尚未写入）" in html
+    assert f"<strong>{tour.live.code}</strong> · void_game" in html
+    plan = html.split('class="plan"', 1)[1].split("</ol>", 1)[0]
+    seated = sorted(game.seats.values_list("player__external_id", flat=True))
+    changed = re.findall(r"<li>(p\d{7}): ", plan)
+    assert changed == seated  # each of the game's players loses it
+    assert "4 局 → " in plan
+    assert not Game.objects.get(pk=game.pk).voided
+    assert Correction.objects.count() == 0
+
+    with django_capture_on_commit_callbacks(execute=True):
+        done = client.post(
+            path,
+            {"game": game.record_id, "reason": "服务器重复上报", "confirm": "true"},
+            follow=True,
+        )
+    assert f"已作废 {game.record_id}。" in done.content.decode()
+    assert Game.objects.get(pk=game.pk).voided
+    logged = Correction.objects.get()
+    assert logged.by is not None
+    assert (logged.action, logged.reason, logged.by.username) == (
+        "void_game",
+        "服务器重复上报",
+        "u-organiser",
+    )
+    assert "服务器重复上报" in done.content.decode().split("更正记录", 1)[1]
+
+
+def test_a_game_of_another_event_or_no_reason_is_refused(tour: Tour) -> None:
+    client = signed_in(ORGANISER)
+    other = Game.objects.exclude(event=tour.live).first()
+    assert other is not None
+    path = f"/manage/events/{tour.live.code}/void/"
+    elsewhere = client.post(path, {"game": other.record_id, "reason": "x", "confirm": "true"})
+    blank = client.post(path, {"game": other.record_id, "reason": "", "confirm": "true"})
+    assert "本赛事没有这一局。" in elsewhere.content.decode()
+    assert blank.status_code == 200
+    assert not Game.objects.get(pk=other.pk).voided
+    assert Correction.objects.count() == 0
+
+
+def test_signing_in_as_an_organiser_lands_on_the_console(tour: Tour) -> None:
+    html = signed_in(ORGANISER).get("/").content.decode()
+    assert 'href="/manage/"' in html
+    assert 'href="/review/"' not in html

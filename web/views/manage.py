@@ -1,0 +1,207 @@
+"""The organiser's console (issue 26): ``/manage/``, the season at a glance and what needs
+the organiser now, and ``/manage/events/<code>/``, one event's console: its live board
+(whose cut-off line previews who would advance now), uploading a results file (``.jsonl``
+or ``.jsonl.gz``, with a summary and a rejects file to download, fix and upload again),
+finalising (a job) and voiding a game with the downstream plan shown before it is confirmed.
+
+Organisers only (``web.access.role_required``: anonymous visitors are sent to sign in,
+other roles get 403). Every write is a POST with the CSRF token, goes through the same
+services as the API, and on refusal shows the service's reason and writes nothing.
+"""
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib import messages
+from django.db import transaction
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
+
+from accounts.roles import ORGANISER, signed_in
+from core.broker import enqueue_or_fail
+from core.errors import ServiceError
+from flows.corrections import game_void, preview
+from flows.ingest import games_import
+from ratings.tasks import ratings_update_task
+from tournaments.models import Correction, Event, Game, Upload
+from tournaments.selectors.events import event_get
+from tournaments.services.finalise import event_finalise_check
+from tournaments.services.ingest import reject_line, results_lines
+from tournaments.tasks import event_finalise_task
+from web import selectors
+from web.access import role_required
+from web.forms import FinaliseForm, UploadForm, VoidForm
+from web.views.events import season_chosen
+from web.views.public import _board, _found
+
+#: Uploads and corrections listed on an event's console.
+CONSOLE_LOG = 10
+
+
+@dataclass(frozen=True, slots=True)
+class EventRow:
+    """An event on the dashboard: its state, and its activity while it is live or closed."""
+
+    event: Event
+    state: str
+    activity: selectors.EventActivity | None
+
+
+#: The states whose boards the dashboard counts (the others are settled or empty).
+ACTIVE = ("live", "closed")
+
+
+@role_required(ORGANISER)
+def dashboard(request: HttpRequest) -> HttpResponse:
+    """The season's events with their state (and, live or closed, their players, results and
+    latest game); what needs the organiser now (events closed and not finalised, fields
+    changed by a correction)."""
+    season, seasons = season_chosen(request)
+    rows: list[EventRow] = []
+    needs: list[tuple[Event, str]] = []
+    if season is not None:
+        events = [(e, selectors.event_state(e)) for e in selectors.events_index(season=season)]
+        activity = selectors.event_activity([e for e, state in events if state in ACTIVE])
+        for event, state in events:
+            rows.append(EventRow(event, state, activity.get(event.pk)))
+            if event.field_changed_at is not None:
+                needs.append((event, _("一项更正改变了已赛过的参赛名单：请决定重赛或保留结果")))
+            elif state == "closed":
+                needs.append((event, _("已结束，待定结果")))
+    return render(
+        request,
+        "web/manage/dashboard.html",
+        {"season": season, "seasons": seasons, "rows": rows, "needs": needs},
+    )
+
+
+def _console(request: HttpRequest, event: Event, **extra: Any) -> HttpResponse:
+    context = {
+        **_board(request, event),
+        "state": selectors.event_state(event),
+        "activity": selectors.event_activity([event])[event.pk],
+        "uploads": Upload.objects.filter(event=event).select_related("by")[:CONSOLE_LOG],
+        "corrections": Correction.objects.filter(event=event)
+        .select_related("by", "game")
+        .order_by("-at", "-id")[:CONSOLE_LOG],
+        "upload_form": UploadForm(),
+        "finalise_form": FinaliseForm(),
+        "void_form": VoidForm(),
+        **extra,
+    }
+    return render(request, "web/manage/event.html", context)
+
+
+@role_required(ORGANISER)
+def event(request: HttpRequest, code: str) -> HttpResponse:
+    return _console(request, _found(event_get, code=code))
+
+
+@require_POST
+@role_required(ORGANISER)
+def upload(request: HttpRequest, code: str) -> HttpResponse:
+    """Ingest a results file; the summary is logged as an ``Upload`` with its rejects."""
+    shown = _found(event_get, code=code)
+    form = UploadForm(request.POST, request.FILES)
+    if not form.is_valid():
+        return _console(request, shown, upload_form=form)
+    file = form.cleaned_data["file"]
+    rejects: list[str] = []
+    try:
+        with transaction.atomic():
+            summary = games_import(
+                lines=results_lines(file.name, file),
+                by=signed_in(request.user),
+                on_rejects=lambda rows: rejects.extend(reject_line(row) for row in rows),
+            )
+            done = Upload.objects.create(
+                event=shown,
+                by=signed_in(request.user),
+                name=file.name[:200],
+                lines=summary.lines,
+                ingested=summary.ingested,
+                duplicates=summary.duplicates,
+                conflicts=summary.conflicts,
+                rejected=summary.rejected,
+                rejects="".join(rejects),
+            )
+            if summary.ingested:
+                transaction.on_commit(ratings_update_task.delay, robust=True)
+    except (OSError, EOFError) as exc:  # a truncated or corrupt .gz
+        form.add_error("file", _("无法读取文件：%(error)s") % {"error": exc})
+        return _console(request, shown, upload_form=form)
+    messages.success(
+        request,
+        _(
+            "%(name)s：%(lines)s 行，新增 %(ingested)s 局，重复 %(duplicates)s，冲突 "
+            "%(conflicts)s，拒收 %(rejected)s。"
+        )
+        % {
+            "name": done.name,
+            "lines": done.lines,
+            "ingested": done.ingested,
+            "duplicates": done.duplicates,
+            "conflicts": done.conflicts,
+            "rejected": done.rejected,
+        },
+    )
+    return redirect("web:manage-event", code=shown.code)
+
+
+@role_required(ORGANISER)
+def rejects(request: HttpRequest, pk: int) -> HttpResponse:
+    """An upload's rejects file (JSON Lines), to fix and upload again."""
+    done = get_object_or_404(Upload, pk=pk)
+    response = HttpResponse(done.rejects, content_type="application/x-ndjson; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="upload-{done.pk}.rejects.jsonl"'
+    return response
+
+
+@require_POST
+@role_required(ORGANISER)
+def finalise(request: HttpRequest, code: str) -> HttpResponse:
+    """Queue the event's finalisation (``force`` before its window ends)."""
+    shown = _found(event_get, code=code)
+    form = FinaliseForm(request.POST)
+    force = form.is_valid() and form.cleaned_data["force"]
+    if shown.is_finalised:
+        messages.info(request, _("本赛事已定，无需再次确认。"))
+        return redirect("web:manage-event", code=shown.code)
+    try:
+        event_finalise_check(event=shown, force=force)
+        with transaction.atomic():
+            enqueue_or_fail(event_finalise_task, shown.pk, request.user.pk, force)
+    except ServiceError as exc:
+        messages.error(request, _("未能确认结果：%(reason)s") % {"reason": exc.message})
+    else:
+        messages.success(request, _("已提交确认结果任务。"))
+    return redirect("web:manage-event", code=shown.code)
+
+
+@require_POST
+@role_required(ORGANISER)
+def void(request: HttpRequest, code: str) -> HttpResponse:
+    """Void a game: the first POST shows the plan (nothing written), the confirmed one
+    writes it and logs the correction."""
+    shown = _found(event_get, code=code)
+    form = VoidForm(request.POST)
+    if not form.is_valid():
+        return _console(request, shown, void_form=form)
+    game = Game.objects.filter(record_id=form.cleaned_data["game"], event=shown).first()
+    if game is None:
+        form.add_error("game", _("本赛事没有这一局。"))
+        return _console(request, shown, void_form=form)
+    reason = form.cleaned_data["reason"]
+    by = signed_in(request.user)
+    try:
+        if not form.cleaned_data["confirm"]:
+            plan = preview(lambda: game_void(game=game, by=by, reason=reason))
+            return _console(request, shown, void_form=form, plan=plan)
+        game_void(game=game, by=by, reason=reason)
+    except ServiceError as exc:
+        form.add_error(None, exc.message)
+        return _console(request, shown, void_form=form)
+    messages.success(request, _("已作废 %(game)s。") % {"game": game.record_id})
+    return redirect("web:manage-event", code=shown.code)
