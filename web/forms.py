@@ -4,6 +4,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from accounts.provinces import PROVINCE_CHOICES
+from tournaments.models.events import default_quotas
 from web.templatetags.tour import EVENT_STATE_LABELS
 
 #: The registry's lists (SPEC §6): current holders, by title, and the history.
@@ -117,3 +118,71 @@ class VoidForm(forms.Form):
     game = forms.CharField(max_length=64, label=_("对局 ID"))
     reason = forms.CharField(max_length=500, label=_("理由"))
     confirm = forms.BooleanField(required=False, widget=forms.HiddenInput)
+
+
+class DateTimeInput(forms.DateTimeInput):
+    """A browser date-and-time picker (``YYYY-MM-DDTHH:MM``), read in the tour's zone."""
+
+    input_type = "datetime-local"
+
+    def __init__(self, attrs: dict[str, str] | None = None) -> None:
+        super().__init__(attrs=attrs, format="%Y-%m-%dT%H:%M")
+
+
+class SeasonForm(forms.Form):
+    """A new season: its year, first Monday, name, weeks and the quotas of SPEC §2 (each kind:
+    national and per-province places to the event it feeds), the defaults filled in."""
+
+    year = forms.IntegerField(min_value=2000, max_value=2100, label=_("年份"))
+    start = forms.DateField(widget=DateInput, label=_("第一周的星期一"))
+    name = forms.CharField(max_length=100, required=False, label=_("名称"))
+    weeks = forms.IntegerField(min_value=1, max_value=60, initial=52, label=_("周数"))
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        for kind, places in default_quotas().items():
+            for scope, label in (("national", _("全国名额")), ("per_province", _("各省名额"))):
+                self.fields[f"quota_{kind}_{scope}"] = forms.IntegerField(
+                    min_value=0, initial=places[scope], label=label
+                )
+
+    def quota_rows(self) -> list[tuple[str, forms.BoundField, forms.BoundField]]:
+        """(kind, national field, per-province field) for the form's quota table."""
+        return [
+            (kind, self[f"quota_{kind}_national"], self[f"quota_{kind}_per_province"])
+            for kind in default_quotas()
+        ]
+
+    def quotas(self) -> dict[str, dict[str, int]]:
+        return {
+            kind: {
+                scope: self.cleaned_data[f"quota_{kind}_{scope}"]
+                for scope in ("national", "per_province")
+            }
+            for kind in default_quotas()
+        }
+
+
+class EventChangeForm(forms.Form):
+    """Move an event to a new window, or cancel it; either way with the reason logged."""
+
+    action = forms.ChoiceField(
+        choices=[("move", _("改期")), ("cancel", _("取消赛事"))], label=_("操作")
+    )
+    starts_at = forms.DateTimeField(widget=DateTimeInput, required=False, label=_("开始"))
+    ends_at = forms.DateTimeField(widget=DateTimeInput, required=False, label=_("结束"))
+    reason = forms.CharField(max_length=500, label=_("理由"))
+
+    def clean(self) -> dict[str, object]:
+        data = super().clean() or {}
+        if data.get("action") == "move" and not (data.get("starts_at") and data.get("ends_at")):
+            raise forms.ValidationError(_("改期需要新的开始和结束时间。"))
+        return data
+
+
+class SeatRoundForm(forms.Form):
+    """Seat the next round; the draw's seed is recorded (drawn at random when left empty)."""
+
+    seed = forms.IntegerField(
+        min_value=0, max_value=2**63 - 1, required=False, label=_("抽签种子（留空则随机并记录）")
+    )

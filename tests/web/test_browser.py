@@ -311,13 +311,26 @@ def test_the_organiser_uploads_finalises_and_voids_from_the_console(
     from accounts.roles import ORGANISER
     from tests.accounts.signin import browser_sign_in, make_staff
     from tests.web.test_manage import OPEN, record
-    from tournaments.models import Event, Game
+    from tournaments.models import Event, Game, Season
 
     organiser = make_staff("console-organiser", role=ORGANISER)
     browser_sign_in(driver, live_server.url, organiser)
     wait_for(driver, lambda d: d.current_url.endswith("/manage/"))
     assert css(driver, "h1").text == "2021 赛季管理"
     shoot(driver, "manage")
+
+    css(driver, "a.button[href='/manage/seasons/new/']").click()
+    wait_for(driver, lambda d: d.current_url.endswith("/manage/seasons/new/"))
+    css(driver, "input[name=year]").send_keys("2022")
+    driver.execute_script("document.querySelector('input[name=start]').value = '2022-01-03'")
+    national = css(driver, "input[name=quota_weekly_final_national]")
+    national.clear()
+    national.send_keys("80")
+    shoot(driver, "manage-season-new")
+    css(driver, "form.season-form button").click()
+    wait_for(driver, lambda d: "已创建 2022 赛季" in d.page_source)
+    assert driver.current_url.endswith("/manage/?season=2022")
+    assert Season.objects.get(year=2022).quotas["weekly_final"]["national"] == 80
 
     good, bad = record("g-console-1"), record("g-console-bad", hands=([], [], ["R5"], ["WD4"]))
     results = tmp_path / "results.jsonl"
@@ -357,3 +370,29 @@ def test_the_organiser_uploads_finalises_and_voids_from_the_console(
     driver.get(f"{live_server.url}/manage/")
     assert driver.execute_script("return document.documentElement.scrollWidth") <= 390
     shoot(driver, "manage-mobile")
+
+
+def test_seating_and_entering_a_seated_final_from_the_console(
+    site: Tour, live_server: Any, driver: Any
+) -> None:
+    from accounts.roles import ORGANISER
+    from tests.accounts.signin import browser_sign_in, make_staff
+    from tests.web.test_events import seated_final
+    from tournaments.models import SeatedTable
+
+    event = seated_final(site, players=16)
+    organiser = make_staff("seated-organiser", role=ORGANISER)
+    browser_sign_in(driver, live_server.url, organiser, next_path=f"/manage/events/{event.code}/")
+    wait_for(driver, lambda d: d.current_url.endswith(f"/manage/events/{event.code}/"))
+    table = SeatedTable.objects.get(round__event=event, round__number=1, number=2)
+    keys = list(table.seats.order_by("seat").values_list("player__external_id", flat=True))
+    for place, key in enumerate(keys, start=1):
+        css(driver, f"#r1-t2 input[name='place-{key}']").send_keys(str(place))
+    css(driver, "#r1-t2 button").click()
+    wait_for(driver, lambda d: "已录入第 1 轮 2 号桌。" in d.page_source)
+    assert [s.place for s in table.seats.order_by("seat")] == [1, 2, 3, 4]
+    shoot(driver, "manage-seated")
+    viewport(driver, 390, 844, mobile=True)
+    driver.get(f"{live_server.url}/manage/events/{event.code}/#r1-t2")
+    assert driver.execute_script("return document.documentElement.scrollWidth") <= 390
+    shoot(driver, "manage-seated-mobile")

@@ -5,17 +5,20 @@ import gzip
 import json
 import re
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Any
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
+from django.utils import timezone
 
 from accounts.roles import GAME_SERVER, ORGANISER, REVIEWER
 from tests.accounts.signin import client_sign_in, make_staff
 from tests.tournaments.conftest import make_record
 from tests.web.tour import Tour
-from tournaments.models import Correction, Event, Game, Seat, Standing, Upload
+from tournaments.models import Correction, Event, Game, Season, Seat, Standing, Upload
+from tournaments.models.events import default_quotas
 
 pytestmark = pytest.mark.django_db
 
@@ -47,7 +50,7 @@ def jsonl(records: list[Any], *, gz: bool = False, name: str = "results.jsonl") 
     return SimpleUploadedFile(name, text)
 
 
-PAGES = ["/manage/", f"/manage/events/{OPEN}/"]
+PAGES = ["/manage/", f"/manage/events/{OPEN}/", "/manage/seasons/new/"]
 
 
 @pytest.mark.parametrize("role", ["anonymous", "player", GAME_SERVER, REVIEWER])
@@ -77,6 +80,8 @@ def test_only_organisers_open_the_console_and_refused_forms_write_nothing(
     posts: dict[str, dict[str, Any]] = {
         f"/manage/events/{OPEN}/upload/": {"file": jsonl([record("g-refused")])},
         f"/manage/events/{OPEN}/finalise/": {"force": "on"},
+        f"/manage/events/{OPEN}/change/": {"action": "cancel", "reason": "x"},
+        "/manage/seasons/new/": season_post(2022, "2022-01-03"),
         f"/manage/events/{tour.live.code}/void/": {
             "game": game.record_id,
             "reason": "x",
@@ -88,6 +93,7 @@ def test_only_organisers_open_the_console_and_refused_forms_write_nothing(
     assert list(Upload.objects.all()) == [kept]
     assert not Game.objects.filter(record_id="g-refused").exists()
     assert Event.objects.get(code=OPEN).status == "scheduled"
+    assert not Season.objects.filter(year=2022).exists()
     assert not Game.objects.get(pk=game.pk).voided
     assert Correction.objects.count() == 0
 
@@ -245,3 +251,133 @@ def test_signing_in_as_an_organiser_lands_on_the_console(tour: Tour) -> None:
     html = signed_in(ORGANISER).get("/").content.decode()
     assert 'href="/manage/"' in html
     assert 'href="/review/"' not in html
+
+
+def season_post(year: int, start: str, **quotas: int) -> dict[str, Any]:
+    data: dict[str, Any] = {"year": year, "start": start, "name": "", "weeks": 52}
+    for kind, places in default_quotas().items():
+        for scope in ("national", "per_province"):
+            data[f"quota_{kind}_{scope}"] = quotas.get(f"{kind}_{scope}", places[scope])
+    return data
+
+
+def test_an_organiser_creates_a_season_with_its_quotas(tour: Tour) -> None:
+    client = signed_in(ORGANISER)
+    form = client.get("/manage/seasons/new/").content.decode()
+    assert 'name="quota_weekly_final_national" value="100"' in form
+
+    done = client.post(
+        "/manage/seasons/new/",
+        season_post(2022, "2022-01-03", weekly_final_national=80),
+        follow=True,
+    )
+
+    season = Season.objects.get(year=2022)
+    assert season.quotas["weekly_final"] == {"national": 80, "per_province": 10}
+    assert season.quotas["monthly_final"] == default_quotas()["monthly_final"]
+    assert f"已创建 2022 赛季：{season.events.count()} 项赛事。" in done.content.decode()
+    assert season.events.filter(kind="weekly_qualifier").count() == 52
+    assert done.redirect_chain[-1][0] == "/manage/?season=2022"
+
+
+def test_a_season_that_cannot_be_is_refused_with_its_reason_and_nothing_written(
+    tour: Tour,
+) -> None:
+    client = signed_in(ORGANISER)
+    events = Event.objects.count()
+    tuesday = client.post("/manage/seasons/new/", season_post(2022, "2022-01-04"))
+    again = client.post("/manage/seasons/new/", season_post(2021, "2021-01-04"))
+    negative = client.post(
+        "/manage/seasons/new/", season_post(2022, "2022-01-03", weekly_final_national=-1)
+    )
+    assert "not a Monday" in tuesday.content.decode()
+    assert "2021" in again.content.decode().split('class="errorlist', 1)[1][:300]
+    assert negative.status_code == 200
+    assert not Season.objects.filter(year=2022).exists()
+    assert Event.objects.count() == events
+
+
+def test_moving_and_cancelling_an_event_from_its_console(tour: Tour) -> None:
+    client = signed_in(ORGANISER)
+    event = (
+        Event.objects.filter(season=tour.season, status="scheduled").order_by("-starts_at").first()
+    )
+    assert event is not None
+    path = f"/manage/events/{event.code}/change/"
+    starts = timezone.localtime(event.starts_at) + timedelta(days=1)
+    ends = timezone.localtime(event.ends_at) + timedelta(days=1)
+
+    no_reason = client.post(path, {"action": "cancel", "reason": ""})
+    no_window = client.post(path, {"action": "move", "reason": "场馆调整"})
+    moved = client.post(
+        path,
+        {
+            "action": "move",
+            "starts_at": starts.strftime("%Y-%m-%dT%H:%M"),
+            "ends_at": ends.strftime("%Y-%m-%dT%H:%M"),
+            "reason": "场馆调整",
+        },
+        follow=True,
+    )
+
+    assert no_reason.status_code == 200
+    assert "改期需要新的开始和结束时间。" in no_window.content.decode()
+    assert "已改期。" in moved.content.decode()
+    event.refresh_from_db()
+    assert timezone.localtime(event.starts_at).strftime("%Y-%m-%dT%H:%M") == starts.strftime(
+        "%Y-%m-%dT%H:%M"
+    )
+    cancelled = client.post(path, {"action": "cancel", "reason": "赞助撤出"}, follow=True)
+    assert "已取消本赛事。" in cancelled.content.decode()
+    event.refresh_from_db()
+    assert event.status == "cancelled"
+    finalised = client.post(
+        f"/manage/events/{tour.weekly.code}/change/", {"action": "cancel", "reason": "x"}
+    )
+    assert finalised.status_code == 200
+    assert Event.objects.get(pk=tour.weekly.pk).status == "finalised"
+
+
+def test_a_seated_final_of_16_over_3_rounds_run_from_the_console(
+    tour: Tour, django_capture_on_commit_callbacks: Callable[..., Any]
+) -> None:
+    from tests.web.test_events import seated_final
+    from tournaments.models import SeatedTable
+
+    event = seated_final(tour, players=16)  # round 1 already drawn from seed 7
+    client = signed_in(ORGANISER)
+    console = f"/manage/events/{event.code}/"
+
+    early = client.post(f"{console}rounds/", {"seed": ""}, follow=True)
+    assert "round 1" in early.content.decode()  # its tables have no result yet
+    assert event.seated_rounds.count() == 1
+
+    for number in (1, 2, 3):
+        if number > 1:
+            seated = client.post(f"{console}rounds/", {"seed": str(100 + number)}, follow=True)
+            assert f"已排第 {number} 轮（抽签种子 {100 + number}）。" in seated.content.decode()
+        tables = SeatedTable.objects.filter(round__event=event, round__number=number)
+        assert tables.count() == 4
+        for table in tables.order_by("number"):
+            keys = sorted(table.seats.values_list("player__external_id", flat=True))
+            places = {f"place-{key}": str(i) for i, key in enumerate(keys, start=1)}
+            done = client.post(f"{console}rounds/{number}/tables/{table.number}/", places)
+            assert done.status_code == 302
+        assert not tables.filter(result_entered_at__isnull=True).exists()
+
+    table = SeatedTable.objects.get(round__event=event, round__number=3, number=1)
+    wrong = client.post(f"{console}rounds/3/tables/1/", {})
+    assert wrong.status_code == 302
+    assert SeatedTable.objects.get(pk=table.pk).result_entered_at == table.result_entered_at
+
+    standings = Standing.objects.filter(event=event)
+    assert standings.count() == 16
+    assert set(standings.values_list("games", flat=True)) == {3}
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(f"{console}finalise/", {"force": "on"})
+    event.refresh_from_db()
+    assert event.status == "finalised"
+    best = standings.order_by("-total", "player_key").first()
+    assert best is not None
+    assert event.champion is not None
+    assert event.champion.external_id == best.player_key

@@ -16,6 +16,8 @@ from django.contrib import messages
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
@@ -25,14 +27,25 @@ from core.errors import ServiceError
 from flows.corrections import game_void, preview
 from flows.ingest import games_import
 from ratings.tasks import ratings_update_task
-from tournaments.models import Correction, Event, Game, Upload
+from tournaments.models import Correction, Entry, Event, Game, SeatedTable, Upload
 from tournaments.selectors.events import event_get
+from tournaments.selectors.seated import seated_rounds
+from tournaments.services.events import event_cancel, event_move
 from tournaments.services.finalise import event_finalise_check
 from tournaments.services.ingest import reject_line, results_lines
+from tournaments.services.seasons import season_create
+from tournaments.services.seated import seated_result_enter, seated_round_create
 from tournaments.tasks import event_finalise_task
 from web import selectors
 from web.access import role_required
-from web.forms import FinaliseForm, UploadForm, VoidForm
+from web.forms import (
+    EventChangeForm,
+    FinaliseForm,
+    SeasonForm,
+    SeatRoundForm,
+    UploadForm,
+    VoidForm,
+)
 from web.views.events import season_chosen
 from web.views.public import _board, _found
 
@@ -89,6 +102,17 @@ def _console(request: HttpRequest, event: Event, **extra: Any) -> HttpResponse:
         "upload_form": UploadForm(),
         "finalise_form": FinaliseForm(),
         "void_form": VoidForm(),
+        "seat_form": SeatRoundForm(),
+        "entries": Entry.objects.filter(event=event).count(),
+        "rounds": list(seated_rounds(event=event).order_by("-number"))
+        if event.format == Event.Format.SEATED
+        else [],
+        "change_form": EventChangeForm(
+            initial={
+                "starts_at": timezone.localtime(event.starts_at),
+                "ends_at": timezone.localtime(event.ends_at),
+            }
+        ),
         **extra,
     }
     return render(request, "web/manage/event.html", context)
@@ -205,3 +229,99 @@ def void(request: HttpRequest, code: str) -> HttpResponse:
         return _console(request, shown, void_form=form)
     messages.success(request, _("已作废 %(game)s。") % {"game": game.record_id})
     return redirect("web:manage-event", code=shown.code)
+
+
+@role_required(ORGANISER)
+def season_new(request: HttpRequest) -> HttpResponse:
+    """Create a season and its whole calendar (SPEC §2) with its quotas."""
+    form = SeasonForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            season = season_create(
+                year=form.cleaned_data["year"],
+                start=form.cleaned_data["start"],
+                weeks=form.cleaned_data["weeks"],
+                name=form.cleaned_data["name"],
+                ruleset={"quotas": form.quotas()},
+                by=signed_in(request.user),
+            )
+        except ServiceError as exc:
+            form.add_error(None, exc.message)
+        else:
+            messages.success(
+                request,
+                _("已创建 %(year)s 赛季：%(n)s 项赛事。")
+                % {"year": season.year, "n": season.events.count()},
+            )
+            return redirect(f"{reverse('web:manage')}?season={season.year}")
+    return render(request, "web/manage/season_new.html", {"form": form})
+
+
+@require_POST
+@role_required(ORGANISER)
+def change(request: HttpRequest, code: str) -> HttpResponse:
+    """Move the event to a new window or cancel it, with the reason logged."""
+    shown = _found(event_get, code=code)
+    form = EventChangeForm(request.POST)
+    if not form.is_valid():
+        return _console(request, shown, change_form=form)
+    by, reason = signed_in(request.user), form.cleaned_data["reason"]
+    try:
+        if form.cleaned_data["action"] == "cancel":
+            event_cancel(event=shown, by=by, reason=reason)
+            messages.success(request, _("已取消本赛事。"))
+        else:
+            event_move(
+                event=shown,
+                starts_at=form.cleaned_data["starts_at"],
+                ends_at=form.cleaned_data["ends_at"],
+                by=by,
+                reason=reason,
+            )
+            messages.success(request, _("已改期。"))
+    except ServiceError as exc:
+        form.add_error(None, exc.message)
+        return _console(request, shown, change_form=form)
+    return redirect("web:manage-event", code=shown.code)
+
+
+@require_POST
+@role_required(ORGANISER)
+def seat_round(request: HttpRequest, code: str) -> HttpResponse:
+    """Seat the next round of a seated final from its entries: round 1 a draw from the seed
+    (given, or drawn and recorded), later rounds repeat-minimising by standings."""
+    shown = _found(event_get, code=code)
+    form = SeatRoundForm(request.POST)
+    if not form.is_valid():
+        return _console(request, shown, seat_form=form)
+    try:
+        seated = seated_round_create(
+            event=shown, by=signed_in(request.user), seed=form.cleaned_data["seed"]
+        )
+    except ServiceError as exc:
+        form.add_error(None, exc.message)
+        return _console(request, shown, seat_form=form)
+    messages.success(
+        request,
+        _("已排第 %(n)s 轮（抽签种子 %(seed)s）。") % {"n": seated.number, "seed": seated.seed},
+    )
+    return redirect("web:manage-event", code=shown.code)
+
+
+@require_POST
+@role_required(ORGANISER)
+def table_result(request: HttpRequest, code: str, number: int, table: int) -> HttpResponse:
+    """Enter (or correct, until the next round is seated) a table's places."""
+    shown = _found(event_get, code=code)
+    row = get_object_or_404(SeatedTable, round__event=shown, round__number=number, number=table)
+    keys = list(row.seats.order_by("seat").values_list("player__external_id", flat=True))
+    try:
+        places = {key: int(request.POST.get(f"place-{key}", "")) for key in keys}
+        seated_result_enter(table=row, places=places, by=signed_in(request.user))
+    except ValueError:
+        messages.error(request, _("每位选手都要填名次（1 为最好）。"))
+    except ServiceError as exc:
+        messages.error(request, _("未能录入：%(reason)s") % {"reason": exc.message})
+    else:
+        messages.success(request, _("已录入第 %(n)s 轮 %(t)s 号桌。") % {"n": number, "t": table})
+    return redirect(f"{reverse('web:manage-event', args=[shown.code])}#r{number}-t{table}")
