@@ -46,11 +46,12 @@ def broker_check(task: Task) -> None:
         raise _unavailable(task, exc, written=False) from exc
 
 
-def enqueue_or_fail(task: Task, *args: Any, **kwargs: Any) -> None:
-    """Send ``task(*args, **kwargs)`` once the current transaction commits, after checking
-    that the broker is reachable; raise UnavailableError (503) when it is not."""
+def enqueue_or_fail(task: Task, *args: Any, task_id: str | None = None, **kwargs: Any) -> None:
+    """Send ``task(*args, **kwargs)`` (under ``task_id`` when given) once the current
+    transaction commits, after checking that the broker is reachable; raise
+    UnavailableError (503) when it is not."""
     if settings.CELERY_TASK_ALWAYS_EAGER or task.app.conf.task_always_eager:
-        transaction.on_commit(lambda: task.apply_async(args, kwargs))
+        transaction.on_commit(lambda: task.apply_async(args, kwargs, task_id=task_id))
         return
     broker_check(task)
     # Called inside a transaction, the send waits for its commit: if it fails then, the
@@ -59,7 +60,7 @@ def enqueue_or_fail(task: Task, *args: Any, **kwargs: Any) -> None:
 
     def send() -> None:
         try:
-            task.apply_async(args, kwargs, retry=False)
+            task.apply_async(args, kwargs, task_id=task_id, retry=False)
         except OperationalError as exc:
             raise _unavailable(task, exc, written=inside) from exc
 

@@ -20,8 +20,8 @@ from django.db.models import Model, QuerySet
 from django.http import HttpRequest
 
 from accounts.roles import REVIEWER, has_role, signed_in
-from core.broker import enqueue_or_fail
 from core.errors import ServiceError, UnavailableError
+from core.jobs import job_enqueue
 from tournaments.models import (
     CalendarChange,
     Correction,
@@ -307,7 +307,14 @@ class EventAdmin(admin.ModelAdmin[Event]):
                 continue
             try:
                 event_finalise_check(event=event, force=False)
-                enqueue_or_fail(event_finalise_task, event.pk, request.user.pk, False)
+                job_enqueue(
+                    event_finalise_task,
+                    event.pk,
+                    request.user.pk,
+                    False,
+                    subject=event.code,
+                    by=signed_in(request.user),
+                )
             except UnavailableError as exc:
                 self.message_user(request, exc.message, messages.ERROR)
                 break  # the queue is down for the rest of the selection too

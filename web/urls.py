@@ -47,6 +47,7 @@ urlpatterns = [
     path("manage/events/<str:code>/finalise/", manage.finalise, name="manage-finalise"),
     path("manage/events/<str:code>/void/", manage.void, name="manage-void"),
     path("manage/uploads/<int:pk>/rejects.jsonl", manage.rejects, name="manage-rejects"),
+    path("manage/jobs/<uuid:pk>/", manage.job, name="manage-job"),
     path("review/", review.queue, name="review"),
     path(
         "review/qualifications/<int:pk>/<str:decision>/",

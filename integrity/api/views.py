@@ -20,8 +20,8 @@ from rest_framework.views import APIView
 from accounts.models import Player
 from accounts.permissions import IsReviewer
 from accounts.roles import signed_in
-from core.broker import enqueue_or_fail
 from core.errors import NotFoundError, found
+from core.jobs import job_enqueue
 from flows import sanctions
 from integrity import selectors
 from integrity.api.serializers import (
@@ -375,6 +375,7 @@ class AuditTriggerView(APIView):
 
         key = serializers.CharField()
         queued = serializers.BooleanField()
+        job = serializers.UUIDField(help_text="follow it at /api/jobs/{job}/")
 
     @extend_schema(
         operation_id="integrity_run_trigger",
@@ -390,12 +391,19 @@ class AuditTriggerView(APIView):
                 Event.objects.filter(code=values["event"]).first(), f"No event {values['event']!r}."
             )
             key = event_key(event)
-            enqueue_or_fail(audit_event_task, event.pk)
+            job = job_enqueue(audit_event_task, event.pk, subject=key, by=signed_in(request.user))
         else:
             key = window_key(values["first"], values["last"])
             start, end = day_window(values["first"], values["last"])
-            enqueue_or_fail(audit_window_task, key, start.isoformat(), end.isoformat())
+            job = job_enqueue(
+                audit_window_task,
+                key,
+                start.isoformat(),
+                end.isoformat(),
+                subject=key,
+                by=signed_in(request.user),
+            )
         return Response(
-            self.OutputSerializer({"key": key, "queued": True}).data,
+            self.OutputSerializer({"key": key, "queued": True, "job": job.id}).data,
             status=status.HTTP_202_ACCEPTED,
         )

@@ -32,7 +32,16 @@ def farm_case(
             "/api/integrity/runs/trigger/", {"event": "2021-02-M"}, format="json"
         )
     assert response.status_code == 202, response.content
-    assert response.json() == {"key": "event:2021-02-M", "queued": True}
+    body = response.json()
+    assert (body["key"], body["queued"]) == ("event:2021-02-M", True)
+    job = reviewer_api.get(f"/api/jobs/{body['job']}/").json()
+    assert (job["task"], job["subject"], job["state"], job["attempts"]) == (
+        "integrity.audit_event",
+        "event:2021-02-M",
+        "succeeded",
+        1,
+    )
+    assert job["outcome"]["key"] == "event:2021-02-M"
     return Case.objects.get(key="b|h"), monthly, players
 
 

@@ -21,6 +21,7 @@ from rest_framework.test import APIClient
 
 from accounts.models import ApiToken, User
 from accounts.roles import ORGANISER
+from core.models import Job
 from integrity.models import Appeal, Case
 from tests.tournaments.factories import local, make_event, make_players, make_season, score_games
 from tests.web.tour import NOW, Tour, build_tour
@@ -96,6 +97,7 @@ def seed() -> Seeded:
         "case": case.pk,
         "appeal": appeal.pk,
         "term": term.code,
+        "job": Job.objects.create(task="core.ping", subject="matrix").pk,
     }
     return Seeded(tour=tour, users=users, tokens=tokens, params=params)
 

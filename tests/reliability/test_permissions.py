@@ -46,6 +46,7 @@ EXPECTED: dict[tuple[str, str], dict[str, str]] = {
     ("redoc", "GET"): PUBLIC,
     # accounts
     ("api-me", "GET"): SIGNED_IN,
+    ("api-job", "GET"): STAFF,
     # tournaments: public reads, organiser writes
     ("games-ingest", "POST"): ORGANISERS,
     ("seasons", "GET"): PUBLIC,
@@ -112,6 +113,7 @@ PARAMETER_BY_ROUTE = {
     "api-integrity-case-sanction": {"pk": "case"},
     "api-integrity-appeal-file": {"pk": "case"},
     "api-integrity-appeal-decide": {"pk": "appeal"},
+    "api-job": {"pk": "job"},
 }
 SKIPPED_METHODS = {"options", "head"}
 _PARAM = re.compile(r"<(?:\w+:)?(\w+)>")

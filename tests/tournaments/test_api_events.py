@@ -271,7 +271,17 @@ def test_finalise_endpoint_queues_the_job_and_is_idempotent(
 
     with django_capture_on_commit_callbacks(execute=True):
         queued = organiser_api.post(url, {"force": True}, format="json")
-    assert (queued.status_code, queued.json()) == (202, {"event": "2021-W05-F", "status": "queued"})
+    body = queued.json()
+    assert (queued.status_code, body["event"], body["status"]) == (202, "2021-W05-F", "queued")
+    job = organiser_api.get(f"/api/jobs/{body['job']}/").json()
+    assert (job["task"], job["subject"], job["state"], job["error"]) == (
+        "tournaments.event_finalise",
+        "2021-W05-F",
+        "succeeded",
+        "",
+    )
+    assert (job["outcome"]["event"], job["outcome"]["entries"]) == ("2021-W05-F", 4)
+    assert api.get(f"/api/jobs/{body['job']}/").status_code == 401
     weekly.refresh_from_db()
     assert weekly.status == "finalised"
     assert Entry.objects.filter(event=monthly).count() == 4

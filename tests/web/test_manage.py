@@ -14,6 +14,7 @@ from django.test import Client
 from django.utils import timezone
 
 from accounts.roles import GAME_SERVER, ORGANISER, REVIEWER
+from core.models import Job
 from tests.accounts.signin import client_sign_in, make_staff
 from tests.tournaments.conftest import make_record
 from tests.web.tour import Tour
@@ -70,7 +71,8 @@ def test_only_organisers_open_the_console_and_refused_forms_write_nothing(
         rejected=1,
         rejects='{"line": 1}\n',
     )
-    for path in [*PAGES, f"/manage/uploads/{kept.pk}/rejects.jsonl"]:
+    job = Job.objects.create(task="core.ping", subject=OPEN)
+    for path in [*PAGES, f"/manage/uploads/{kept.pk}/rejects.jsonl", f"/manage/jobs/{job.id}/"]:
         answer = client.get(path)
         if role == "anonymous":
             assert answer.status_code == 302
@@ -188,9 +190,17 @@ def test_finalising_an_open_event_needs_force_and_then_finalises_once(
     assert Event.objects.get(pk=weekly.pk).status == "scheduled"
 
     with django_capture_on_commit_callbacks(execute=True):
-        done = client.post(f"/manage/events/{OPEN}/finalise/", {"force": "on"}, follow=True)
+        queued = client.post(f"/manage/events/{OPEN}/finalise/", {"force": "on"})
+    done = client.get(queued["Location"])
     assert "已提交确认结果任务。" in done.content.decode()
     assert Event.objects.get(pk=weekly.pk).status == "finalised"
+    job = Job.objects.get(subject=OPEN)
+    assert queued["Location"] == f"/manage/events/{OPEN}/?job={job.id}"
+    panel = done.content.decode().split(f'id="job-{job.id}"', 1)[0].rsplit("<div", 1)[1]
+    assert 'class="job job-succeeded"' in panel
+    fragment = client.get(f"/manage/jobs/{job.id}/").content.decode()
+    assert "已完成" in fragment
+    assert "hx-get" not in fragment  # finished: the panel stops polling
     twice = client.post(f"/manage/events/{OPEN}/finalise/", {"force": "on"}, follow=True)
     assert "本赛事已定，无需再次确认。" in twice.content.decode()
 

@@ -13,10 +13,10 @@ from rest_framework.response import Response
 from accounts.models import Player
 from accounts.provinces import PROVINCE_SET
 from accounts.roles import signed_in
-from core.broker import enqueue_or_fail
 from core.cache import CachedPage, cached_page
 from core.domain.text import IDENT_SCHEMA, ident_problem
 from core.errors import ServiceError, found
+from core.jobs import job_enqueue
 from core.pagination import DefaultPagination
 from core.serializers import WholeNumberField
 from tournaments.api.base import OrganiserWritesView, page_response, paginated
@@ -310,6 +310,9 @@ class FinaliseView(OrganiserWritesView):
     class FinaliseOutput(serializers.Serializer[Any]):
         event = serializers.CharField()
         status = serializers.CharField()
+        job = serializers.UUIDField(
+            allow_null=True, required=False, help_text="follow it at /api/jobs/{job}/"
+        )
 
     @extend_schema(request=FinaliseInput, responses={200: FinaliseOutput, 202: FinaliseOutput})
     def post(self, request: Request, code: str) -> Response:
@@ -320,8 +323,15 @@ class FinaliseView(OrganiserWritesView):
         if event.is_finalised:
             return Response({"event": event.code, "status": "finalised"})
         event_finalise_check(event=event, force=force)
-        enqueue_or_fail(event_finalise_task, event.pk, request.user.pk, force)
-        return Response({"event": event.code, "status": "queued"}, status=202)
+        job = job_enqueue(
+            event_finalise_task,
+            event.pk,
+            request.user.pk,
+            force,
+            subject=event.code,
+            by=signed_in(request.user),
+        )
+        return Response({"event": event.code, "status": "queued", "job": str(job.id)}, status=202)
 
 
 class EntriesView(OrganiserWritesView):

@@ -11,6 +11,7 @@ services as the API, and on refusal shows the service's reason and writes nothin
 
 from dataclasses import dataclass
 from typing import Any
+from uuid import UUID
 
 from django.contrib import messages
 from django.db import transaction
@@ -22,8 +23,9 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from accounts.roles import ORGANISER, signed_in
-from core.broker import enqueue_or_fail
 from core.errors import ServiceError
+from core.jobs import job_enqueue
+from core.models import Job
 from flows.corrections import game_void, preview
 from flows.ingest import games_import
 from ratings.tasks import ratings_update_task
@@ -96,6 +98,7 @@ def _console(request: HttpRequest, event: Event, **extra: Any) -> HttpResponse:
         "state": selectors.event_state(event),
         "activity": selectors.event_activity([event])[event.pk],
         "uploads": Upload.objects.filter(event=event).select_related("by")[:CONSOLE_LOG],
+        "jobs": Job.objects.filter(subject=event.code).select_related("by")[:CONSOLE_LOG],
         "corrections": Correction.objects.filter(event=event)
         .select_related("by", "game")
         .order_by("-at", "-id")[:CONSOLE_LOG],
@@ -196,12 +199,25 @@ def finalise(request: HttpRequest, code: str) -> HttpResponse:
     try:
         event_finalise_check(event=shown, force=force)
         with transaction.atomic():
-            enqueue_or_fail(event_finalise_task, shown.pk, request.user.pk, force)
+            job = job_enqueue(
+                event_finalise_task,
+                shown.pk,
+                request.user.pk,
+                force,
+                subject=shown.code,
+                by=signed_in(request.user),
+            )
     except ServiceError as exc:
         messages.error(request, _("未能确认结果：%(reason)s") % {"reason": exc.message})
-    else:
-        messages.success(request, _("已提交确认结果任务。"))
-    return redirect("web:manage-event", code=shown.code)
+        return redirect("web:manage-event", code=shown.code)
+    messages.success(request, _("已提交确认结果任务。"))
+    return redirect(f"{reverse('web:manage-event', args=[shown.code])}?job={job.id}")
+
+
+@role_required(ORGANISER)
+def job(request: HttpRequest, pk: UUID) -> HttpResponse:
+    """A job's panel (htmx polls it every 2 s until the job has finished)."""
+    return render(request, "web/manage/_job.html", {"job": get_object_or_404(Job, pk=pk)})
 
 
 @require_POST
