@@ -90,13 +90,13 @@ class EventKind(models.TextChoices):
     """The five online kinds of SPEC §2 (values as ``tournaments.domain.calendar.EventKind``),
     and the events organisers add: championships and custom events."""
 
-    WEEKLY_QUALIFIER = PlannedKind.WEEKLY_QUALIFIER.value, "weekly qualifier (周预赛)"
-    WEEKLY_FINAL = PlannedKind.WEEKLY_FINAL.value, "weekly final (周赛)"
-    MONTHLY_FINAL = PlannedKind.MONTHLY_FINAL.value, "monthly final (月赛)"
-    QUARTERLY_FINAL = PlannedKind.QUARTERLY_FINAL.value, "quarterly final (季赛)"
-    ANNUAL_FINAL = PlannedKind.ANNUAL_FINAL.value, "annual final (年赛)"
-    CHAMPIONSHIP = "championship", "championship (锦标赛)"
-    CUSTOM = "custom", "custom"
+    WEEKLY_QUALIFIER = PlannedKind.WEEKLY_QUALIFIER.value, "周预选赛 weekly qualifier"
+    WEEKLY_FINAL = PlannedKind.WEEKLY_FINAL.value, "周赛 weekly final"
+    MONTHLY_FINAL = PlannedKind.MONTHLY_FINAL.value, "月赛 monthly final"
+    QUARTERLY_FINAL = PlannedKind.QUARTERLY_FINAL.value, "季赛 quarterly final"
+    ANNUAL_FINAL = PlannedKind.ANNUAL_FINAL.value, "年赛 annual final"
+    CHAMPIONSHIP = "championship", "锦标赛 championship"
+    CUSTOM = "custom", "特别赛事 custom"
 
 
 class EventStatus(models.TextChoices):
