@@ -136,3 +136,25 @@ def test_a_revoked_source_is_not_reinstated_by_recording_it_again(
     )
     assert again is not None
     assert again.status == "voided"
+
+
+def test_a_player_who_never_held_a_title_gets_no_revoked_or_restored_entry(
+    freeze: Callable[[date], None],
+    player: Player,
+    record: Callable[..., Qualification],
+    reviewer: User,
+) -> None:
+    freeze(date(2021, 12, 31))
+    pending = record(player, "m3", date(2021, 12, 1))  # pending: no title held
+
+    services.titles_revoke(player=player, on=date(2021, 12, 20), by=reviewer, reason="sanction")
+
+    revocation = Revocation.objects.get(player=player)
+    assert revocation.voided == [[pending.pk, "pending"]]
+    assert Qualification.objects.get(pk=pending.pk).status == "voided"
+    assert not TitleChange.objects.filter(player=player, kind__in=["revoked", "restored"]).exists()
+
+    services.titles_restore(player=player, revocation=revocation, by=reviewer, reason="appeal")
+
+    assert Qualification.objects.get(pk=pending.pk).status == "pending"
+    assert not TitleChange.objects.filter(player=player, kind__in=["revoked", "restored"]).exists()

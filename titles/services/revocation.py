@@ -19,7 +19,14 @@ from core.clock import tour_today
 from core.errors import ConflictError, NotFoundError, ServiceError
 from core.logs import log_event_on_commit
 from titles.announce import changes_announce
-from titles.models import ChangeKind, Qualification, Revocation, TermState, TitleChange
+from titles.models import (
+    ChangeKind,
+    Qualification,
+    Revocation,
+    TermState,
+    TitleChange,
+    TitleStatus,
+)
 from titles.recompute import titles_lock, titles_recompute
 from titles.services.ledger import APPROVED, PENDING, VOIDED
 from titles.services.review import decisions
@@ -55,15 +62,16 @@ def titles_revoke(
         Qualification.objects.filter(pk__in=[pk for pk, _ in voided]).update(
             status=VOIDED, revocation=revocation, version=F("version") + 1
         )
-        revoked = TitleChange.objects.create(
-            player=player,
-            kind=ChangeKind.REVOKED,
-            on=on,
-            source=_revocation_source(revocation),
-            by=by,
-            reason=reason,
-        )
-        changes_announce([revoked])  # before the recompute: it shows what was taken
+        if titles[player.pk][0] != TitleStatus.NONE:  # a title was held: the history says so
+            revoked = TitleChange.objects.create(
+                player=player,
+                kind=ChangeKind.REVOKED,
+                on=on,
+                source=_revocation_source(revocation),
+                by=by,
+                reason=reason,
+            )
+            changes_announce([revoked])  # before the recompute: it shows what was taken
         titles_recompute(titles=titles, by=by, reason=reason, vanished=TermState.REVOKED)
         log_event_on_commit(
             decisions,
@@ -104,14 +112,18 @@ def titles_restore(*, player: Player, revocation: Revocation, by: User | None, r
             ).update(status=status, revocation=None, version=F("version") + 1)
         locked.restored_at, locked.restored_by, locked.restore_reason = timezone.now(), by, reason
         locked.save(update_fields=["restored_at", "restored_by", "restore_reason"])
-        TitleChange.objects.create(
-            player=player,
-            kind=ChangeKind.RESTORED,
-            on=tour_today(),
-            source=_revocation_source(locked),
-            by=by,
-            reason=reason,
-        )
+        source = _revocation_source(locked)
+        if TitleChange.objects.filter(
+            player=player, kind=ChangeKind.REVOKED, source=source
+        ).exists():
+            TitleChange.objects.create(
+                player=player,
+                kind=ChangeKind.RESTORED,
+                on=tour_today(),
+                source=source,
+                by=by,
+                reason=reason,
+            )
         titles_recompute(titles=titles, by=by, reason=reason)
         log_event_on_commit(
             decisions,
