@@ -165,7 +165,11 @@ def test_player_page_draws_its_charts(site: Tour, live_server: Any, driver: Any)
     answer = "return document.querySelector('#titles-on').textContent"
     wait_for(driver, lambda d: "2021-01-15" in d.execute_script(answer))
     assert "无头衔" in driver.execute_script(answer)
-    assert driver.current_url.endswith("/players/p0000001/")  # swapped in place by htmx
+    # Swapped in place by htmx, the address bar now holds a link to this answer.
+    assert driver.current_url.endswith("/players/p0000001/titles/?as_of=2021-01-15")
+    driver.get(driver.current_url)  # shared: it opens the player's page on that day
+    assert driver.current_url.endswith("/players/p0000001/?as_of=2021-01-15")
+    assert "无头衔" in driver.execute_script(answer)
 
 
 def test_registry_province_filter(site: Tour, live_server: Any, driver: Any) -> None:

@@ -28,8 +28,9 @@ def script_data(html: str, element_id: str) -> Any:
     return json.loads(found[1])
 
 
-def page(url: str, status: int = 200) -> str:
-    response = Client().get(url)
+def page(url: str, status: int = 200, *, htmx: bool = False) -> str:
+    """The body of ``url`` (as htmx asks for it with ``htmx``), checking its status."""
+    response = Client().get(url, **({"HTTP_HX_REQUEST": "true"} if htmx else {}))
     assert response.status_code == status, url
     return response.content.decode()
 
@@ -210,12 +211,12 @@ def test_titles_as_of_a_day(tour: Tour) -> None:
     before = page("/players/p0000001/?as_of=2021-01-15")
     assert "2021-01-15，小猴子的头衔：" in before
     assert 'status-none">无头衔' in before
-    during = page("/players/p0000001/titles/?as_of=2021-06-01")
+    during = page("/players/p0000001/titles/?as_of=2021-06-01", htmx=True)
     assert during.startswith('<div id="titles-on"')
     assert 'status-master">大师' in during
     assert "大师任期 2021-02-02 起，有效期至 2022-02-02" in during
     assert "event:2021-01-M:champion" in during
-    lifetime = page("/players/p0000008/titles/?as_of=2021-02-08")
+    lifetime = page("/players/p0000008/titles/?as_of=2021-02-08", htmx=True)
     assert 'status-lifetime">终身大师' in lifetime
     assert "自 2020-09-01 起为终身大师" in lifetime
     assert re.findall(r'class="muted code">([^<]+)<', lifetime) == [
@@ -292,7 +293,7 @@ PUBLIC_PAGES = (
     "/players/p0000006/",
     "/players/p0000007/",
     "/players/p0000010/",
-    "/players/p0000010/titles/?as_of=2021-01-01",
+    "/players/p0000010/?as_of=2021-01-01",
     "/masters/",
     "/masters/?view=lapsed",
     "/masters/?view=revoked",
@@ -319,6 +320,17 @@ def test_no_session_or_integrity_detail_on_public_pages(tour: Tour) -> None:
 
 @pytest.mark.parametrize("url", ["/players/p0000001/", "/players/p0000001/titles/"])
 def test_an_as_of_that_is_not_a_date_is_a_400_with_a_message(tour: Tour, url: str) -> None:
-    html = page(url + "?as_of=yesterday", status=400)
+    html = page(url + "?as_of=yesterday", status=400, htmx=url.endswith("/titles/"))
     assert "查询日期无效" in html
     assert "2021-02-08，小猴子的头衔" not in html  # no answer for today in its place
+
+
+def test_the_as_of_answer_is_shareable(tour: Tour) -> None:
+    html = page("/players/p0000001/")
+    assert 'hx-get="/players/p0000001/titles/"' in html
+    assert 'hx-push-url="true"' in html
+    shared = Client().get("/players/p0000001/titles/?as_of=2021-06-01")
+    assert (shared.status_code, shared["Location"]) == (302, "/players/p0000001/?as_of=2021-06-01")
+    opened = page(shared["Location"])
+    assert "<html" in opened
+    assert 'status-master">大师' in opened.split('id="titles-on"', 1)[1]

@@ -22,6 +22,7 @@ from django.db.models import Count, Sum
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
+from django.urls import reverse
 from django.utils.safestring import SafeString
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
@@ -348,7 +349,13 @@ def player(request: HttpRequest, external_id: str) -> HttpResponse:
 
 
 def player_titles(request: HttpRequest, external_id: str) -> HttpResponse:
-    """The "as of a day" answer alone (htmx target of the date form)."""
+    """The "as of a day" answer alone (htmx target of the date form, which pushes this URL
+    to the address bar); opened as a page — a shared link — it is the player's page with
+    the same ``?as_of=``."""
+    if not request.headers.get("HX-Request"):
+        query = request.GET.urlencode()
+        target = reverse("web:player", args=[external_id])
+        return redirect(f"{target}?{query}" if query else target)
     player = get_object_or_404(Player, external_id=external_id)
     context = _titles_on(request, player)
     return render(request, "web/_titles_on.html", context, status=_as_of_status(context))
