@@ -30,7 +30,7 @@ def script_data(html: str, element_id: str) -> Any:
 
 def page(url: str, status: int = 200, *, htmx: bool = False) -> str:
     """The body of ``url`` (as htmx asks for it with ``htmx``), checking its status."""
-    response = Client().get(url, **({"HTTP_HX_REQUEST": "true"} if htmx else {}))
+    response = Client().get(url, headers={"HX-Request": "true"} if htmx else None)
     assert response.status_code == status, url
     return response.content.decode()
 
