@@ -341,8 +341,20 @@ def test_the_organiser_uploads_finalises_and_voids_from_the_console(
     results.write_text("".join(json.dumps(r) + "\n" for r in (good, bad)), encoding="utf-8")
     driver.get(f"{live_server.url}/manage/events/{OPEN}/")
     css(driver, "input[type=file]").send_keys(str(results))
+    driver.execute_script(
+        "window.uploadProgress = [];"
+        "document.addEventListener('htmx:xhr:progress', function (e) {"
+        "  var bar = e.target.querySelector('progress[data-upload]');"
+        "  window.uploadProgress.push([e.detail.loaded, e.detail.total, bar.hidden, bar.value]);"
+        "});"
+    )
     css(driver, "form[enctype] button").click()
     wait_for(driver, lambda d: "2 行，新增 1 局，重复 0，冲突 0，拒收 1。" in d.page_source)
+    progress = driver.execute_script("return window.uploadProgress")
+    assert progress, "no upload progress event"
+    loaded, total, hidden, shown = progress[-1]
+    assert (loaded, hidden, shown) == (total, False, total)
+    assert total > results.stat().st_size  # the file and the form's other fields
     link = css(driver, "a.rejects").get_attribute("href")
     text = driver.execute_async_script(
         "fetch(arguments[0]).then(r => r.text()).then(arguments[1])", link
