@@ -22,6 +22,7 @@ requires an offset, so the schema would promise what the API never sends (schema
 response conformance check found it). Such fields are described as ``partial-time`` with
 the exact pattern instead."""
 
+from collections.abc import Callable
 from typing import Any
 
 from drf_spectacular import openapi
@@ -30,20 +31,25 @@ from drf_spectacular.plumbing import is_list_serializer
 PARTIAL_TIME = r"^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\.[0-9]{1,6})?)?$"
 
 
-def _rewrite(node: Any) -> None:
+def _walk(node: Any, visit: Callable[[dict[str, Any]], None]) -> None:
+    """Call ``visit`` on every object of a schema tree, parents first."""
     if isinstance(node, dict):
-        if node.get("type") == "string" and node.get("format") == "time":
-            node["format"] = "partial-time"
-            node["pattern"] = PARTIAL_TIME
+        visit(node)
         for value in node.values():
-            _rewrite(value)
+            _walk(value, visit)
     elif isinstance(node, list):
         for value in node:
-            _rewrite(value)
+            _walk(value, visit)
+
+
+def _partial_time(node: dict[str, Any]) -> None:
+    if node.get("type") == "string" and node.get("format") == "time":
+        node["format"] = "partial-time"
+        node["pattern"] = PARTIAL_TIME
 
 
 def postprocess_partial_times(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
-    _rewrite(result)
+    _walk(result, _partial_time)
     return result
 
 
@@ -114,32 +120,26 @@ class AutoSchema(openapi.AutoSchema):
 NOT_BLANK = r"[^\t-\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
 
 
-def _not_blank(node: Any) -> None:
-    if isinstance(node, dict):
-        if (
-            node.get("type") == "string"
-            and node.get("minLength", 0) >= 1
-            and not {"pattern", "format", "enum"} & node.keys()
-        ):
-            node["pattern"] = NOT_BLANK
-        for value in node.values():
-            _not_blank(value)
-    elif isinstance(node, list):
-        for value in node:
-            _not_blank(value)
+def _not_blank(node: dict[str, Any]) -> None:
+    if (
+        node.get("type") == "string"
+        and node.get("minLength", 0) >= 1
+        and not {"pattern", "format", "enum"} & node.keys()
+    ):
+        node["pattern"] = NOT_BLANK
 
 
 def postprocess_request_text(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
     """A non-blank request string holds a non-whitespace character."""
     for name, component in result.get("components", {}).get("schemas", {}).items():
         if name.endswith("Request"):
-            _not_blank(component)
+            _walk(component, _not_blank)
     for path_item in result.get("paths", {}).values():
         for operation in path_item.values():
             if isinstance(operation, dict):
                 body = operation.get("requestBody", {}).get("content", {})
                 for media in body.values():
-                    _not_blank(media.get("schema"))
+                    _walk(media.get("schema"), _not_blank)
     return result
 
 

@@ -21,7 +21,6 @@ from django.http import HttpRequest
 
 from accounts.roles import REVIEWER, has_role, signed_in
 from core.errors import ServiceError, UnavailableError
-from core.jobs import job_enqueue
 from tournaments.models import (
     CalendarChange,
     Correction,
@@ -45,7 +44,7 @@ from tournaments.services.events import (
 )
 from tournaments.services.finalise import event_finalise_check
 from tournaments.services.seasons import RULESET_FIELDS, season_update, season_update_check
-from tournaments.tasks import event_finalise_task
+from tournaments.tasks import event_finalise_enqueue
 
 M = TypeVar("M", bound=Model)
 
@@ -307,14 +306,7 @@ class EventAdmin(admin.ModelAdmin[Event]):
                 continue
             try:
                 event_finalise_check(event=event, force=False)
-                job_enqueue(
-                    event_finalise_task,
-                    event.pk,
-                    request.user.pk,
-                    False,
-                    subject=event.code,
-                    by=signed_in(request.user),
-                )
+                event_finalise_enqueue(event, by=signed_in(request.user), force=False)
             except UnavailableError as exc:
                 self.message_user(request, exc.message, messages.ERROR)
                 break  # the queue is down for the rest of the selection too

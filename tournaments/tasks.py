@@ -6,6 +6,8 @@ from typing import Any
 from celery import shared_task
 
 from accounts.models import User
+from core.jobs import job_enqueue
+from core.models import Job
 from flows.finalisation import event_finalise, events_auto_finalise
 from tournaments.models import Event
 
@@ -30,3 +32,11 @@ def events_auto_finalise_task() -> dict[str, list[str]]:
     """Finalise every online event closed past the grace (beat, every 5 minutes:
     ``flows.finalisation.events_auto_finalise``); idempotent, so a redelivery is harmless."""
     return {"finalised": events_auto_finalise()}
+
+
+def event_finalise_enqueue(event: Event, *, by: User | None, force: bool) -> Job:
+    """Queue :func:`event_finalise_task` for ``event`` (503 when the broker is down) and
+    return its job."""
+    return job_enqueue(
+        event_finalise_task, event.pk, by and by.pk, force, subject=event.code, by=by
+    )

@@ -23,11 +23,9 @@ from accounts.models import ApiToken, User
 from accounts.roles import ORGANISER
 from core.models import Job
 from integrity.models import Appeal, Case
-from tests.tournaments.factories import local, make_event, make_players, make_season, score_games
-from tests.web.tour import NOW, Tour, build_tour
+from tests.tournaments.factories import make_event, make_players, make_season, score_games
+from tests.web.tour import NOW, Tour, build_tour, seated_final
 from titles.models import TitleTerm
-from tournaments.models import Entry
-from tournaments.services.seated import seated_round_create
 
 ROLES = ("anonymous", "player", "organiser", "reviewer", "admin")
 
@@ -50,18 +48,7 @@ class Seeded:
 def seed() -> Seeded:
     """Build the tour and the extras (the clock must stand at ``NOW``)."""
     tour = build_tour()
-    seated = make_event(
-        tour.season,
-        "2021-NC",
-        "championship",
-        format="seated",
-        open_entry=False,
-        starts_at=local(2021, 2, 8, 10),
-        ends_at=local(2021, 2, 8, 23),
-    )
-    entrants = sorted(tour.players.values(), key=lambda p: p.external_id)[:8]
-    Entry.objects.bulk_create([Entry(event=seated, player=p, basis="invited") for p in entrants])
-    seated_round_create(event=seated, by=tour.reviewer, seed=7)
+    seated = seated_final(tour)
     case = Case.objects.get()
     accused = case.caseplayer_set.first()
     assert accused is not None

@@ -263,7 +263,7 @@ def test_the_event_index_and_where_do_i_sit_on_a_phone(
 ) -> None:
     from selenium.webdriver.support.ui import Select
 
-    from tests.web.test_events import seated_final
+    from tests.web.tour import seated_final
 
     driver.get(f"{live_server.url}/events/?season=2021")
     assert "2021-W01-Q" in [e.text for e in css_all(driver, "table.events .code")]
@@ -393,7 +393,7 @@ def test_seating_and_entering_a_seated_final_from_the_console(
 ) -> None:
     from accounts.roles import ORGANISER
     from tests.accounts.signin import browser_sign_in, make_staff
-    from tests.web.test_events import seated_final
+    from tests.web.tour import seated_final
     from tournaments.models import SeatedTable
 
     event = seated_final(site, players=16)

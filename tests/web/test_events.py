@@ -9,11 +9,10 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from accounts.models import Player
-from tests.tournaments.factories import local, make_event
 from tests.web.test_pages import page, rows
-from tests.web.tour import NOW, Tour
-from tournaments.models import Entry, Event, TableSeat
-from tournaments.services.seated import seated_result_enter, seated_round_create
+from tests.web.tour import NOW, Tour, seated_final
+from tournaments.models import Event, TableSeat
+from tournaments.services.seated import seated_result_enter
 from web.selectors import event_state
 
 pytestmark = pytest.mark.django_db
@@ -82,22 +81,6 @@ def test_the_calendar_links_the_index(tour: Tour) -> None:
 
 
 # --- a seated event ---------------------------------------------------------------------------
-
-
-def seated_final(tour: Tour, players: int = 8) -> Event:
-    event = make_event(
-        tour.season,
-        "2021-NC",
-        "championship",
-        format="seated",
-        open_entry=False,
-        starts_at=local(2021, 2, 8, 10),
-        ends_at=local(2021, 2, 8, 23),
-    )
-    field = sorted(tour.players.values(), key=lambda p: p.external_id)[:players]
-    Entry.objects.bulk_create([Entry(event=event, player=p, basis="invited") for p in field])
-    seated_round_create(event=event, by=tour.reviewer, seed=7)
-    return event
 
 
 def test_the_tables_page_shows_the_rounds_tables_seats_and_results(tour: Tour) -> None:

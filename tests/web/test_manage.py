@@ -351,7 +351,7 @@ def test_moving_and_cancelling_an_event_from_its_console(tour: Tour) -> None:
 def test_a_seated_final_of_16_over_3_rounds_run_from_the_console(
     tour: Tour, django_capture_on_commit_callbacks: Callable[..., Any]
 ) -> None:
-    from tests.web.test_events import seated_final
+    from tests.web.tour import seated_final
     from tournaments.models import SeatedTable
 
     event = seated_final(tour, players=16)  # round 1 already drawn from seed 7

@@ -19,11 +19,12 @@ from flows import grants
 from flows.finalisation import event_finalise
 from integrity.models import AuditRun, Case, CasePlayer, Flag
 from ratings.services import ratings_update
-from tests.tournaments.factories import local, play
+from tests.tournaments.factories import local, make_event, play
 from titles import services as titles
 from titles.models import Qualification, QualificationRule
-from tournaments.models import Event, Season, Seat
+from tournaments.models import Entry, Event, Season, Seat
 from tournaments.services.seasons import season_create
+from tournaments.services.seated import seated_round_create
 
 NOW = local(2021, 2, 8, 15)
 SECRET_IP = "203.0.113.77"
@@ -234,3 +235,21 @@ def build_tour() -> Tour:
         reviewer=reviewer,
         pending=pending,
     )
+
+
+def seated_final(tour: Tour, players: int = 8) -> Event:
+    """Championship 2021-NC, seated, live at ``NOW``: the first ``players`` players by id
+    invited, round 1 drawn from seed 7."""
+    event = make_event(
+        tour.season,
+        "2021-NC",
+        "championship",
+        format="seated",
+        open_entry=False,
+        starts_at=local(2021, 2, 8, 10),
+        ends_at=local(2021, 2, 8, 23),
+    )
+    field = sorted(tour.players.values(), key=lambda p: p.external_id)[:players]
+    Entry.objects.bulk_create([Entry(event=event, player=p, basis="invited") for p in field])
+    seated_round_create(event=event, by=tour.reviewer, seed=7)
+    return event

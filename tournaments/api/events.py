@@ -16,7 +16,6 @@ from accounts.roles import signed_in
 from core.cache import CachedPage, cached_page
 from core.domain.text import IDENT_SCHEMA, ident_problem
 from core.errors import ServiceError, found
-from core.jobs import job_enqueue
 from core.pagination import DefaultPagination
 from core.serializers import WholeNumberField
 from tournaments.api.base import OrganiserWritesView, page_response, paginated
@@ -38,7 +37,7 @@ from tournaments.selectors.leaderboard import (
 from tournaments.services.entries import entry_invite
 from tournaments.services.events import event_add, event_cancel, event_move
 from tournaments.services.finalise import event_finalise_check
-from tournaments.tasks import event_finalise_task
+from tournaments.tasks import event_finalise_enqueue
 
 
 @extend_schema_field({"type": "string", "pattern": IDENT_SCHEMA % 32})
@@ -323,14 +322,7 @@ class FinaliseView(OrganiserWritesView):
         if event.is_finalised:
             return Response({"event": event.code, "status": "finalised"})
         event_finalise_check(event=event, force=force)
-        job = job_enqueue(
-            event_finalise_task,
-            event.pk,
-            request.user.pk,
-            force,
-            subject=event.code,
-            by=signed_in(request.user),
-        )
+        job = event_finalise_enqueue(event, by=signed_in(request.user), force=force)
         return Response({"event": event.code, "status": "queued", "job": str(job.id)}, status=202)
 
 

@@ -24,7 +24,6 @@ from django.views.decorators.http import require_POST
 
 from accounts.roles import ORGANISER, signed_in
 from core.errors import ServiceError
-from core.jobs import job_enqueue
 from core.models import Job
 from flows.corrections import game_void, preview
 from flows.ingest import games_import
@@ -37,7 +36,7 @@ from tournaments.services.finalise import event_finalise_check
 from tournaments.services.ingest import reject_line, results_lines
 from tournaments.services.seasons import season_create
 from tournaments.services.seated import seated_result_enter, seated_round_create
-from tournaments.tasks import event_finalise_task
+from tournaments.tasks import event_finalise_enqueue
 from web import selectors
 from web.access import role_required
 from web.forms import (
@@ -199,14 +198,7 @@ def finalise(request: HttpRequest, code: str) -> HttpResponse:
     try:
         event_finalise_check(event=shown, force=force)
         with transaction.atomic():
-            job = job_enqueue(
-                event_finalise_task,
-                shown.pk,
-                request.user.pk,
-                force,
-                subject=shown.code,
-                by=signed_in(request.user),
-            )
+            job = event_finalise_enqueue(shown, by=signed_in(request.user), force=force)
     except ServiceError as exc:
         messages.error(request, _("未能确认结果：%(reason)s") % {"reason": exc.message})
         return redirect("web:manage-event", code=shown.code)
