@@ -412,3 +412,30 @@ def test_seating_and_entering_a_seated_final_from_the_console(
     driver.get(f"{live_server.url}/manage/events/{event.code}/#r1-t2")
     assert driver.execute_script("return document.documentElement.scrollWidth") <= 390
     shoot(driver, "manage-seated-mobile")
+
+
+def test_the_live_board_moves_when_a_game_arrives(
+    site: Tour, live_server: Any, driver: Any
+) -> None:
+    """The organiser (or a player) watches the open qualifier's board: a game ingested
+    meanwhile shows on it at the board's next refresh, without reloading the page."""
+    from flows.ingest import games_ingest
+    from tests.web.test_manage import OPEN, record
+
+    driver.get(f"{live_server.url}/events/{OPEN}/")
+    version = css(driver, "#board").get_attribute("data-version")
+    shown = {e.text for e in css_all(driver, "#board td.player .pid")}
+    newcomers = ("p0000011", "p0000012", "p0000013", "p0000014")
+    assert not shown & set(newcomers)
+    report = games_ingest(records=[record("g-board-moves", players=newcomers)])
+    assert report.ingested == 1
+
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    # The board asks every 10 s (REFRESH_SECONDS): allow two rounds.
+    WebDriverWait(driver, 25).until(
+        lambda d: css(d, "#board").get_attribute("data-version") != version
+    )
+    after = {e.text for e in css_all(driver, "#board td.player .pid")}
+    assert set(newcomers) <= after
+    assert driver.current_url.endswith(f"/events/{OPEN}/")  # the same page, refreshed in place
