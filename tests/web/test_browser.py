@@ -433,9 +433,8 @@ def test_the_live_board_moves_when_a_game_arrives(
     from selenium.webdriver.support.ui import WebDriverWait
 
     # The board asks every 10 s (REFRESH_SECONDS): allow two rounds.
-    WebDriverWait(driver, 25).until(
-        lambda d: css(d, "#board").get_attribute("data-version") != version
-    )
+    shown_version = "return document.getElementById('board').dataset.version"
+    WebDriverWait(driver, 25).until(lambda d: d.execute_script(shown_version) != version)
     after = {e.text for e in css_all(driver, "#board td.player .pid")}
     assert set(newcomers) <= after
     assert driver.current_url.endswith(f"/events/{OPEN}/")  # the same page, refreshed in place
