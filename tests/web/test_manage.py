@@ -186,7 +186,14 @@ def test_finalising_an_open_event_needs_force_and_then_finalises_once(
     weekly = Event.objects.get(code=OPEN)
 
     refused = client.post(f"/manage/events/{OPEN}/finalise/", {}, follow=True)
-    assert "未能确认结果" in refused.content.decode()
+    assert (
+        "未能确认结果：赛事时段到 2021-02-14 23:59 才结束；"
+        "如需提前确认，请勾选“赛事时段未结束也确认”。" in refused.content.decode()
+    )
+    fed = tour.live.feeds
+    assert fed is not None
+    later = client.post(f"/manage/events/{fed.code}/finalise/", {}, follow=True)
+    assert f"未能确认结果：须先确认 {tour.live.code}" in later.content.decode()
     assert Event.objects.get(pk=weekly.pk).status == "scheduled"
 
     with django_capture_on_commit_callbacks(execute=True):

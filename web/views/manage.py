@@ -185,6 +185,22 @@ def rejects(request: HttpRequest, pk: int) -> HttpResponse:
     return response
 
 
+def _refusal(exc: ServiceError, event: Event) -> str:
+    """Why the finalisation was refused, in the page's language (the service's own message
+    when it is none of the known refusals)."""
+    detail = exc.detail if isinstance(exc.detail, dict) else {}
+    if "feeders" in detail:
+        return _("须先确认 %(feeders)s 的结果。") % {"feeders": "、".join(detail["feeders"])}
+    if "ends_at" in detail:
+        ends = timezone.localtime(event.ends_at).strftime("%Y-%m-%d %H:%M")
+        return _("赛事时段到 %(ends)s 才结束；如需提前确认，请勾选“赛事时段未结束也确认”。") % {
+            "ends": ends
+        }
+    if event.status == "cancelled":
+        return _("本赛事已取消。")
+    return exc.message
+
+
 @require_POST
 @role_required(ORGANISER)
 def finalise(request: HttpRequest, code: str) -> HttpResponse:
@@ -200,7 +216,7 @@ def finalise(request: HttpRequest, code: str) -> HttpResponse:
         with transaction.atomic():
             job = event_finalise_enqueue(shown, by=signed_in(request.user), force=force)
     except ServiceError as exc:
-        messages.error(request, _("未能确认结果：%(reason)s") % {"reason": exc.message})
+        messages.error(request, _("未能确认结果：%(reason)s") % {"reason": _refusal(exc, shown)})
         return redirect("web:manage-event", code=shown.code)
     messages.success(request, _("已提交确认结果任务。"))
     return redirect(f"{reverse('web:manage-event', args=[shown.code])}?job={job.id}")
