@@ -1,8 +1,12 @@
-"""The organiser's console (issue 26): ``/manage/``, the season at a glance and what needs
-the organiser now, and ``/manage/events/<code>/``, one event's console: its live board
-(whose cut-off line previews who would advance now), uploading a results file (``.jsonl``
-or ``.jsonl.gz``, with a summary and a rejects file to download, fix and upload again),
-finalising (a job) and voiding a game with the downstream plan shown before it is confirmed.
+"""The organiser's console (issue 26).
+
+* ``/manage/``: the season at a glance, what needs the organiser now, a new season.
+* ``/manage/events/<code>/``: one event's console — its live board (whose cut-off line
+  previews who would advance now); uploading a results file (``.jsonl`` or ``.jsonl.gz``,
+  one transaction, with a summary and a rejects file to download, fix and upload again);
+  finalising (a job, whose panel follows it); voiding a game with the downstream plan shown
+  before it is confirmed; moving or cancelling the event; for a seated final, seating the
+  next round and entering each table's places.
 
 Organisers only (``web.access.role_required``: anonymous visitors are sent to sign in,
 other roles get 403). Every write is a POST with the CSRF token, goes through the same
@@ -92,6 +96,7 @@ def dashboard(request: HttpRequest) -> HttpResponse:
 
 
 def _console(request: HttpRequest, event: Event, **extra: Any) -> HttpResponse:
+    """The event console, with ``extra`` in its context (a refused form, a void's plan)."""
     context = {
         **_board(request, event),
         "state": selectors.event_state(event),
@@ -122,6 +127,7 @@ def _console(request: HttpRequest, event: Event, **extra: Any) -> HttpResponse:
 
 @role_required(ORGANISER)
 def event(request: HttpRequest, code: str) -> HttpResponse:
+    """One event's console."""
     return _console(request, _found(event_get, code=code))
 
 
@@ -213,8 +219,7 @@ def finalise(request: HttpRequest, code: str) -> HttpResponse:
         return redirect("web:manage-event", code=shown.code)
     try:
         event_finalise_check(event=shown, force=force)
-        with transaction.atomic():
-            job = event_finalise_enqueue(shown, by=signed_in(request.user), force=force)
+        job = event_finalise_enqueue(shown, by=signed_in(request.user), force=force)
     except ServiceError as exc:
         messages.error(request, _("未能确认结果：%(reason)s") % {"reason": _refusal(exc, shown)})
         return redirect("web:manage-event", code=shown.code)
