@@ -186,3 +186,15 @@ class SeatRoundForm(forms.Form):
     seed = forms.IntegerField(
         min_value=0, max_value=2**63 - 1, required=False, label=_("抽签种子（留空则随机并记录）")
     )
+
+
+class InviteForm(forms.Form):
+    """Invite players into an event with a closed entry: their ids, with the reason logged."""
+
+    players = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 2}), label=_("选手 ID（空格或逗号分隔）")
+    )
+    reason = forms.CharField(max_length=500, label=_("理由"))
+
+    def ids(self) -> list[str]:
+        return [key for key in self.cleaned_data["players"].replace(",", " ").split() if key]

@@ -38,6 +38,7 @@ urlpatterns = [
     path("manage/events/<str:code>/", manage.event, name="manage-event"),
     path("manage/events/<str:code>/change/", manage.change, name="manage-change"),
     path("manage/events/<str:code>/rounds/", manage.seat_round, name="manage-seat-round"),
+    path("manage/events/<str:code>/entries/", manage.invite, name="manage-invite"),
     path(
         "manage/events/<str:code>/rounds/<int:number>/tables/<int:table>/",
         manage.table_result,

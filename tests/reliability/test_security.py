@@ -26,7 +26,7 @@ from tests.accounts.signin import client_sign_in
 from tests.reliability.conftest import Seeded
 from tests.tournaments.conftest import make_record
 from titles.models import Qualification
-from tournaments.models import Event, Game, Season, SeatedRound
+from tournaments.models import Entry, Event, Game, Season, SeatedRound
 
 ROOT = Path(settings.BASE_DIR)
 OPEN_EVENT = "2021-W06-Q"  # the tour's weekly qualifier open at NOW (open entry)
@@ -195,6 +195,7 @@ def test_every_post_form_refuses_a_request_without_the_csrf_token(seeded: Seeded
         "web:manage-void": [event],
         "web:manage-change": [event],
         "web:manage-seat-round": [seeded.params["seated"]],
+        "web:manage-invite": [seeded.params["seated"]],
         "web:manage-table-result": [seeded.params["seated"], 1, 1],
     }
     password = {"username": "matrix-admin", "password": "pw-for-tests-only"}
@@ -214,6 +215,7 @@ def test_every_post_form_refuses_a_request_without_the_csrf_token(seeded: Seeded
         "web:manage-change": {"action": "cancel", "reason": "x"},
         "web:manage-season-new": {"year": 2030, "start": "2030-01-07", "weeks": 52},
         "web:manage-seat-round": {"seed": "1"},
+        "web:manage-invite": {"players": "p0000009", "reason": "x"},
         "web:manage-table-result": {},
     }
     routes = sorted({name for _, name, _ in forms} | {"admin:login"})
@@ -237,6 +239,7 @@ def test_every_post_form_refuses_a_request_without_the_csrf_token(seeded: Seeded
     assert Event.objects.get(code=event).status == "scheduled"
     assert not Season.objects.filter(year=2030).exists()
     assert SeatedRound.objects.filter(event__code=seeded.params["seated"]).count() == 1
+    assert not Entry.objects.filter(event__code=seeded.params["seated"], reason="x").exists()
 
 
 def test_with_the_token_the_review_form_goes_through(seeded: Seeded) -> None:

@@ -18,7 +18,7 @@ from core.models import Job
 from tests.accounts.signin import client_sign_in, make_staff
 from tests.tournaments.conftest import make_record
 from tests.web.tour import Tour
-from tournaments.models import Correction, Event, Game, Season, Seat, Standing, Upload
+from tournaments.models import Correction, Entry, Event, Game, Season, Seat, Standing, Upload
 from tournaments.models.events import default_quotas
 
 pytestmark = pytest.mark.django_db
@@ -83,6 +83,7 @@ def test_only_organisers_open_the_console_and_refused_forms_write_nothing(
         f"/manage/events/{OPEN}/upload/": {"file": jsonl([record("g-refused")])},
         f"/manage/events/{OPEN}/finalise/": {"force": "on"},
         f"/manage/events/{OPEN}/change/": {"action": "cancel", "reason": "x"},
+        f"/manage/events/{tour.live.code}/entries/": {"players": "p0000001", "reason": "x"},
         "/manage/seasons/new/": season_post(2022, "2022-01-03"),
         f"/manage/events/{tour.live.code}/void/": {
             "game": game.record_id,
@@ -96,6 +97,7 @@ def test_only_organisers_open_the_console_and_refused_forms_write_nothing(
     assert not Game.objects.filter(record_id="g-refused").exists()
     assert Event.objects.get(code=OPEN).status == "scheduled"
     assert not Season.objects.filter(year=2022).exists()
+    assert not Entry.objects.filter(event=tour.live, reason="x").exists()
     assert not Game.objects.get(pk=game.pk).voided
     assert Correction.objects.count() == 0
 
@@ -398,3 +400,39 @@ def test_a_seated_final_of_16_over_3_rounds_run_from_the_console(
     assert best is not None
     assert event.champion is not None
     assert event.champion.external_id == best.player_key
+
+
+def test_building_a_seated_final_s_field_by_invitation(tour: Tour) -> None:
+    from tests.tournaments.factories import local, make_event
+
+    final = make_event(
+        tour.season,
+        "2021-NC2",
+        "championship",
+        format="seated",
+        open_entry=False,
+        starts_at=local(2021, 2, 9, 10),
+        ends_at=local(2021, 2, 9, 23),
+    )
+    client = signed_in(ORGANISER)
+    path = f"/manage/events/{final.code}/entries/"
+
+    unknown = client.post(path, {"players": "p0000001 nobody-x", "reason": "全国前列"})
+    no_reason = client.post(path, {"players": "p0000001", "reason": ""})
+    done = client.post(
+        path, {"players": "p0000001, p0000002\np0000003", "reason": "全国前列"}, follow=True
+    )
+    again = client.post(path, {"players": "p0000001", "reason": "全国前列"}, follow=True)
+
+    assert "没有这些选手：nobody-x" in unknown.content.decode()
+    assert no_reason.status_code == 200
+    assert "已邀请 3 名选手。" in done.content.decode()
+    assert "已邀请 0 名选手。" in again.content.decode()
+    assert sorted(
+        Entry.objects.filter(event=final).values_list("player__external_id", flat=True)
+    ) == ["p0000001", "p0000002", "p0000003"]
+    open_entry = client.post(
+        f"/manage/events/{OPEN}/entries/", {"players": "p0000001", "reason": "x"}, follow=True
+    )
+    assert "本赛事对所有选手开放，无需邀请。" in open_entry.content.decode()
+    assert not Entry.objects.filter(event__code=OPEN).exists()

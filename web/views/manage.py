@@ -26,6 +26,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from accounts.models import Player
 from accounts.roles import ORGANISER, signed_in
 from core.errors import ServiceError
 from core.models import Job
@@ -35,6 +36,7 @@ from ratings.tasks import ratings_update_task
 from tournaments.models import Correction, Entry, Event, Game, SeatedTable, Upload
 from tournaments.selectors.events import event_get
 from tournaments.selectors.seated import seated_rounds
+from tournaments.services.entries import entry_invite
 from tournaments.services.events import event_cancel, event_move
 from tournaments.services.finalise import event_finalise_check
 from tournaments.services.ingest import reject_line, results_lines
@@ -46,6 +48,7 @@ from web.access import role_required
 from web.forms import (
     EventChangeForm,
     FinaliseForm,
+    InviteForm,
     SeasonForm,
     SeatRoundForm,
     UploadForm,
@@ -110,6 +113,7 @@ def _console(request: HttpRequest, event: Event, **extra: Any) -> HttpResponse:
         "finalise_form": FinaliseForm(),
         "void_form": VoidForm(),
         "seat_form": SeatRoundForm(),
+        "invite_form": InviteForm(),
         "entries": Entry.objects.filter(event=event).count(),
         "rounds": list(seated_rounds(event=event).order_by("-number"))
         if event.format == Event.Format.SEATED
@@ -354,3 +358,35 @@ def table_result(request: HttpRequest, code: str, number: int, table: int) -> Ht
     else:
         messages.success(request, _("已录入第 %(n)s 轮 %(t)s 号桌。") % {"n": number, "t": table})
     return redirect(f"{reverse('web:manage-event', args=[shown.code])}#r{number}-t{table}")
+
+
+@require_POST
+@role_required(ORGANISER)
+def invite(request: HttpRequest, code: str) -> HttpResponse:
+    """Invite players into the field of an event with a closed entry (a final, a seated
+    final)."""
+    shown = _found(event_get, code=code)
+    if shown.open_entry:
+        messages.error(request, _("本赛事对所有选手开放，无需邀请。"))
+        return redirect("web:manage-event", code=shown.code)
+    form = InviteForm(request.POST)
+    if not form.is_valid():
+        return _console(request, shown, invite_form=form)
+    keys = form.ids()
+    players = list(Player.objects.filter(external_id__in=keys))
+    missing = sorted(set(keys) - {p.external_id for p in players})
+    if missing:
+        form.add_error("players", _("没有这些选手：%(ids)s") % {"ids": "、".join(missing)})
+        return _console(request, shown, invite_form=form)
+    try:
+        added = entry_invite(
+            event=shown,
+            players=players,
+            by=signed_in(request.user),
+            reason=form.cleaned_data["reason"],
+        )
+    except ServiceError as exc:
+        form.add_error(None, exc.message)
+        return _console(request, shown, invite_form=form)
+    messages.success(request, _("已邀请 %(n)s 名选手。") % {"n": len(added)})
+    return redirect("web:manage-event", code=shown.code)
