@@ -325,6 +325,12 @@ def test_the_organiser_uploads_finalises_and_voids_from_the_console(
 
     css(driver, "a.button[href='/manage/seasons/new/']").click()
     wait_for(driver, lambda d: d.current_url.endswith("/manage/seasons/new/"))
+    viewport(driver, 390, 844, mobile=True)
+    driver.get(f"{live_server.url}/manage/seasons/new/")
+    assert driver.execute_script("return document.documentElement.scrollWidth") <= 390
+    shoot(driver, "manage-season-new-mobile")
+    viewport(driver, 1280, 900)
+    driver.get(f"{live_server.url}/manage/seasons/new/")
     css(driver, "input[name=year]").send_keys("2022")
     driver.execute_script("document.querySelector('input[name=start]').value = '2022-01-03'")
     national = css(driver, "input[name=quota_weekly_final_national]")
