@@ -141,3 +141,12 @@ def board_event() -> str:
     players = make_players(3, ("江苏", "浙江"), prefix="c")
     score_games(event, {player: [10 * (3 - i)] for i, player in enumerate(players)})
     return event.code
+
+
+def database_url() -> str:
+    """The test database as a ``DATABASE_URL`` for another process (a TCP host or the
+    embedded server's socket directory alike)."""
+    from django.db import connection
+
+    db = connection.settings_dict
+    return f"postgres://{db['USER']}@/{db['NAME']}?host={db['HOST']}&port={db['PORT'] or 5432}"

@@ -17,7 +17,7 @@ from rest_framework.test import APIClient
 
 from accounts.models import User
 from tests.conftest import token_client
-from tests.reliability.conftest import board_event, fail_soft
+from tests.reliability.conftest import board_event, database_url, fail_soft
 from tournaments.models import Game
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -215,15 +215,9 @@ def test_the_web_process_stops_a_statement_after_30_s_and_commands_do_not() -> N
     import os
     import subprocess
     import sys
-    from urllib.parse import quote
 
-    from django.db import connection
-
-    db = connection.settings_dict
-    host = quote(db["HOST"] or "127.0.0.1", safe="")  # a socket directory is a path
-    url = f"postgres://{db['USER']}@{host}:{db['PORT'] or 5432}/{db['NAME']}"
     env = {k: v for k, v in os.environ.items() if k != "DATABASE_STATEMENT_TIMEOUT"}
-    env |= {"DATABASE_URL": url, "DJANGO_SETTINGS_MODULE": "config.settings.test"}
+    env |= {"DATABASE_URL": database_url(), "DJANGO_SETTINGS_MODULE": "config.settings.test"}
     show = (
         "from django.db import connection\n"
         "with connection.cursor() as c:\n"

@@ -49,7 +49,7 @@ from integrity.tasks import audit_event_task
 from tests.accounts.signin import client_sign_in
 from tests.conftest import _forget_connections, token_client
 from tests.integrity.conftest import SMALL_WEEK, weekly_qualifier
-from tests.reliability.conftest import board_event, fail_soft
+from tests.reliability.conftest import board_event, database_url, fail_soft
 from tests.tournaments.conftest import make_record
 from tournaments.models import Game, Season
 
@@ -114,15 +114,10 @@ def broker(settings: Any) -> Iterator[Any]:
 # --- a worker killed in the middle of an audit ----------------------------------------------
 
 
-def _database_url() -> str:
-    db = connection.settings_dict
-    return f"postgres://{db['USER']}@/{db['NAME']}?host={db['HOST']}&port={db['PORT'] or 5432}"
-
-
 def _worker(sleep: float, log: Path) -> subprocess.Popen[bytes]:
     env = {
         **os.environ,
-        "DATABASE_URL": _database_url(),
+        "DATABASE_URL": database_url(),
         "RELIABILITY_BROKER": REDIS,
         "AUDIT_SLEEP": str(sleep),
         "DJANGO_SETTINGS_MODULE": "config.settings.test",
