@@ -2,7 +2,7 @@
 budget: an answer in <= 300 ms with 200,000 players on the board).
 
 Scale 1.0 is 200,000 players (``--scale 0.01``: 2,000), their standings generated in SQL
-by ``bench.leaderboard``'s generator (the same rows). The page is fetched through Django's
+by ``bench.leaderboard.board_generate`` (the same rows). The page is fetched through Django's
 test client (the whole stack: middleware, session, templates) as an organiser: the first
 answer, with the board's page cache empty, and the median of ``RUNS`` after it. The
 baseline is the public page of the same event fetched the same way by a signed-in visitor
@@ -20,7 +20,7 @@ from django.test import Client
 
 from accounts.models import User
 from accounts.roles import ORGANISER
-from bench.leaderboard import _clean, _events, _generate
+from bench.leaderboard import board_clean, board_events, board_generate
 from bench.registry import Result, stage, timer
 
 PLAYERS_AT_SCALE_1 = 200_000
@@ -45,12 +45,12 @@ def _fetch(client: Client, path: str) -> tuple[float, float]:
 @stage("console")
 def console(scale: float, out: TextIO) -> list[Result]:
     players = max(1000, round(PLAYERS_AT_SCALE_1 * scale))
-    qualifier, final = _events()
-    _clean(qualifier, final)
+    qualifier, final = board_events()
+    board_clean(qualifier, final)
     User.objects.filter(username=USERNAME).delete()
     try:
         with timer() as generated:
-            _generate(qualifier, players)
+            board_generate(qualifier, players)
         out.write(f"   generated {players:,} standings in {generated[0]:.1f} s\n")
         organiser = User.objects.create_user(username=USERNAME)
         organiser.groups.add(Group.objects.get_or_create(name=ORGANISER)[0])
@@ -67,7 +67,7 @@ def console(scale: float, out: TextIO) -> list[Result]:
         )
     finally:
         User.objects.filter(username=USERNAME).delete()
-        _clean(qualifier, final)
+        board_clean(qualifier, final)
     worst = max(first, warm)
     return [
         Result(

@@ -47,7 +47,7 @@ GOAL_SECONDS = 3.0
 BIG_PROVINCES = ("广东", "江苏", "浙江", "山东", "河南", "四川")
 
 
-def _events() -> tuple[Event, Event]:
+def board_events() -> tuple[Event, Event]:
     season, _ = Season.objects.get_or_create(
         year=BENCH_YEAR, defaults={"name": "bench leaderboard", "starts_on": MONDAY}
     )
@@ -81,7 +81,7 @@ def _events() -> tuple[Event, Event]:
     return qualifier, final
 
 
-def _clean(qualifier: Event, final: Event) -> None:
+def board_clean(qualifier: Event, final: Event) -> None:
     with transaction.atomic(), connection.cursor() as cursor:
         for model, event in ((Entry, final), (Standing, qualifier)):
             cursor.execute(
@@ -95,7 +95,7 @@ def _clean(qualifier: Event, final: Event) -> None:
         )
 
 
-def _generate(qualifier: Event, players: int) -> None:
+def board_generate(qualifier: Event, players: int) -> None:
     """Players and their standings, straight in SQL (seeded, so every run is the same)."""
     weighted = list(PROVINCES) + [p for p in BIG_PROVINCES for _ in range(2)]
     player, standing = Player._meta.db_table, Standing._meta.db_table
@@ -185,16 +185,16 @@ def _measure(qualifier: Event, final: Event, out: TextIO) -> tuple[float, float]
 @stage("leaderboard")
 def leaderboard(scale: float, out: TextIO) -> list[Result]:
     players = max(1000, round(PLAYERS_AT_SCALE_1 * scale))
-    qualifier, final = _events()
-    _clean(qualifier, final)
+    qualifier, final = board_events()
+    board_clean(qualifier, final)
     try:
         with timer() as generated:
-            _generate(qualifier, players)
+            board_generate(qualifier, players)
         out.write(f"   generated {players:,} standings in {generated[0]:.1f} s\n")
         qualifier.refresh_from_db()
         service, bare = _measure(qualifier, final, out)
     finally:
-        _clean(qualifier, final)
+        board_clean(qualifier, final)
     return [
         Result(
             stage="leaderboard finalise",

@@ -33,7 +33,7 @@ from core.models import Job
 from flows.corrections import game_void, preview
 from flows.ingest import games_import
 from ratings.tasks import ratings_update_task
-from tournaments.models import Correction, Entry, Event, Game, SeatedTable, Upload
+from tournaments.models import Correction, Entry, Event, EventStatus, Game, SeatedTable, Upload
 from tournaments.selectors.events import event_get
 from tournaments.selectors.seated import seated_rounds
 from tournaments.services.entries import entry_invite
@@ -206,7 +206,7 @@ def _refusal(exc: ServiceError, event: Event) -> str:
         return _("赛事时段到 %(ends)s 才结束；如需提前确认，请勾选“赛事时段未结束也确认”。") % {
             "ends": ends
         }
-    if event.status == "cancelled":
+    if event.status == EventStatus.CANCELLED:
         return _("本赛事已取消。")
     return exc.message
 
