@@ -63,6 +63,7 @@ from integrity.domain.data import hour_bucket
 from integrity.simulation_play import POINTS, Simulator
 from integrity.simulation_population import Cheating, Labels, Realism
 from tournaments.domain.calendar import event_code_for_week
+from tournaments.domain.rules import Ruleset
 from tournaments.domain.scoring import tour_singles
 
 __all__ = ["Cheating", "Labels", "Realism", "Season", "record_rows", "simulate_season"]
@@ -89,8 +90,10 @@ def simulate_season(
     start: date = date(2021, 1, 4),
     realism: Realism | None = None,
     cheating: Cheating | None = None,
+    rules: Ruleset | None = None,
 ) -> Season:
-    """A season of weekly qualifiers from ``start`` (a Monday) with injected cheaters."""
+    """A season of weekly qualifiers from ``start`` (a Monday) with injected cheaters; with
+    ``rules``, every game played out by the engine with its move log."""
     sim = Simulator(
         players=players,
         weeks=weeks,
@@ -99,6 +102,7 @@ def simulate_season(
         start=start,
         realism=realism or Realism(),
         cheating=cheating or Cheating(),
+        rules=rules,
     )
     return Season(
         labels=sim.labels,

@@ -2,6 +2,10 @@
 matchmaking per round from the accounts queued in it (groups first, then the shuffled solo
 queue in tables of four), hands dealt from the real deck, the winner drawn by skill, and the
 cheaters' feeding; every game a record v1 (SPEC §9). Deterministic in the seed.
+
+With ``rules`` every game is played out by the engine's bots instead
+(``tournaments.simulation.logged_game``) and carries its move log v1; hands, winner and
+length are then the game's, and the groups' feeding (which edits the hands) is off.
 """
 
 import math
@@ -15,6 +19,8 @@ from core.domain.clock import TOUR_TZ
 from integrity.simulation_population import Cheating, Group, Population, Realism
 from tournaments.domain.calendar import event_code_for_week
 from tournaments.domain.cards import CLASSIC
+from tournaments.domain.rules import Ruleset
+from tournaments.simulation import logged_game
 
 ROUNDS_PER_HOUR = 19
 ROUND_SECONDS = 185
@@ -42,12 +48,13 @@ class Simulator(Population):
         start: date,
         realism: Realism,
         cheating: Cheating,
+        rules: Ruleset | None = None,
     ) -> None:
         if players < 8 or weeks < 1 or not 0 <= cheaters < 0.5:
             raise ValueError("need players >= 8, weeks >= 1 and 0 <= cheaters < 0.5")
         if start.weekday() != 0:
             raise ValueError(f"the season must start on a Monday, not {start}")
-        self.weeks, self.seed, self.start = weeks, seed, start
+        self.weeks, self.seed, self.start, self.rules = weeks, seed, start, rules
         super().__init__(
             players=players,
             rounds=weeks * 7 * ROUNDS_PER_DAY,
@@ -187,27 +194,12 @@ class Simulator(Population):
         farm = group.members if group is not None and group.farm else ()
         sessions = [self._seat_session(session_rng, i, t, i in farm) for i in seated]
         skills = [s for _, _, s in sessions]
-        out = rng.random() >= TIME_SHARE
-        if out:
-            if group is not None and rng.random() < group.assist:
-                winner = seated.index(group.members[0])
-            else:
-                winner = rng.choices(range(SEATS), [math.exp(s) for s in skills])[0]
-            sizes = [
-                0 if k == winner else min(12, max(1, round(rng.gauss(6.5 - 1.5 * s, 3))))
-                for k, s in enumerate(skills)
-            ]
+        log = None
+        if self.rules is not None:
+            hands, out, seconds, log = logged_game(rng, self.rules, len(seated))
         else:
-            sizes = [min(10, max(1, round(rng.gauss(5.0 - 1.2 * s, 2.5)))) for s in skills]
-        cards = rng.sample(DECK, sum(sizes))
-        hands, at = [], 0
-        for size in sizes:
-            hands.append(cards[at : at + size])
-            at += size
-        if group is not None:
-            self._feed(rng, group, seated, hands, cards)
+            hands, out, seconds = self._hands(rng, seated, group, skills)
         start = moment + timedelta(seconds=rng.randint(0, 4))
-        seconds = rng.randint(60, GAME_LIMIT_SECONDS - 5) if out else GAME_LIMIT_SECONDS
         return {
             "id": record_id,
             "event": event,
@@ -232,8 +224,39 @@ class Simulator(Population):
                 }
                 for i, hand, (ip, device, _) in zip(seated, hands, sessions, strict=True)
             ],
-            "log": None,
+            "log": log,
         }
+
+    def _hands(
+        self,
+        rng: random.Random,
+        seated: Sequence[int],
+        group: Group | None,
+        skills: Sequence[float],
+    ) -> tuple[list[list[str]], bool, int]:
+        """Hands dealt from the deck, the winner by skill (or the group's assist), the
+        feeding; with whether it ended out and its length in seconds."""
+        out = rng.random() >= TIME_SHARE
+        if out:
+            if group is not None and rng.random() < group.assist:
+                winner = seated.index(group.members[0])
+            else:
+                winner = rng.choices(range(SEATS), [math.exp(s) for s in skills])[0]
+            sizes = [
+                0 if k == winner else min(12, max(1, round(rng.gauss(6.5 - 1.5 * s, 3))))
+                for k, s in enumerate(skills)
+            ]
+        else:
+            sizes = [min(10, max(1, round(rng.gauss(5.0 - 1.2 * s, 2.5)))) for s in skills]
+        cards = rng.sample(DECK, sum(sizes))
+        hands, at = [], 0
+        for size in sizes:
+            hands.append(cards[at : at + size])
+            at += size
+        if group is not None:
+            self._feed(rng, group, seated, hands, cards)
+        seconds = rng.randint(60, GAME_LIMIT_SECONDS - 5) if out else GAME_LIMIT_SECONDS
+        return hands, out, seconds
 
     def _feed(
         self,

@@ -21,6 +21,9 @@ The model:
   cards each. Better players tend to hold fewer cards.
 * **Sessions**: each seat carries its player's session; one in twenty comes from another
   address (mobile networks).
+* **Move logs** (``rules`` given): each game is played out by the engine's bots under the
+  ruleset (``tournaments.domain.engine``), so hands, ending and length are the game's and
+  the record carries its move log v1; the winner is then whoever the bots make it.
 """
 
 import math
@@ -36,6 +39,8 @@ from accounts.provinces import PROVINCES
 from core.domain.clock import TOUR_TZ
 from tournaments.domain.calendar import DAILY_HOURS
 from tournaments.domain.cards import CLASSIC, CardTable
+from tournaments.domain.engine import play_game
+from tournaments.domain.rules import Ruleset
 
 ROUNDS_PER_HOUR = 19
 ROUND_SECONDS = 185
@@ -166,6 +171,7 @@ def simulate_games(
     daily_hours: tuple[time, time] | None = DAILY_HOURS,
     table: CardTable = CLASSIC,
     tz: ZoneInfo = TOUR_TZ,
+    rules: Ruleset | None = None,
 ) -> Iterator[dict[str, Any]]:
     """Yield ``games`` singles records of ``event`` in time order (ids ``g-{event}-0000001``…).
 
@@ -215,6 +221,7 @@ def simulate_games(
                     round_start + timedelta(seconds=rng.randint(0, 4)),
                     seated[t * SEATS : (t + 1) * SEATS],
                     deck,
+                    rules,
                 )
 
 
@@ -225,10 +232,15 @@ def _record(
     started: datetime,
     table: Sequence[SimPlayer],
     deck: Sequence[str],
+    rules: Ruleset | None,
 ) -> dict[str, Any]:
-    out = rng.random() >= TIME_SHARE
-    hands = _deal(rng, table, deck, out)
-    seconds = rng.randint(60, GAME_LIMIT_SECONDS - 5) if out else GAME_LIMIT_SECONDS
+    log = None
+    if rules is not None:
+        hands, out, seconds, log = logged_game(rng, rules, len(table))
+    else:
+        out = rng.random() >= TIME_SHARE
+        hands = _deal(rng, table, deck, out)
+        seconds = rng.randint(60, GAME_LIMIT_SECONDS - 5) if out else GAME_LIMIT_SECONDS
     return {
         "id": record_id,
         "event": event,
@@ -249,5 +261,14 @@ def _record(
             }
             for p, hand in zip(table, hands, strict=True)
         ],
-        "log": None,
+        "log": log,
     }
+
+
+def logged_game(
+    rng: random.Random, rules: Ruleset, seats: int
+) -> tuple[list[list[str]], bool, int, dict[str, Any]]:
+    """One game played by the engine: (hands, ended out, whole seconds, move log v1)."""
+    game = play_game(rules, random.Random(rng.getrandbits(64)), seats=seats)  # noqa: S311
+    seconds = max(1, -(-game.duration_ms // 1000))
+    return game.hands, game.ended_by == "out", seconds, game.log

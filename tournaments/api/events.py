@@ -84,6 +84,9 @@ class EventOutput(serializers.Serializer[Any]):
     field_changed_by = serializers.IntegerField(
         source="field_changed_by_id", allow_null=True, help_text="the correction's id"
     )
+    play_ruleset = serializers.DictField(
+        allow_null=True, help_text="the event's own rules of play; null: its season's"
+    )
 
     def get_title(self, event: Event) -> str:
         return station_title(event)
@@ -120,6 +123,13 @@ class EventsView(OrganiserWritesView):
         champion_achievement = serializers.CharField(
             max_length=40, required=False, help_text="qualification rule key its champion earns"
         )
+        play_ruleset = serializers.JSONField(
+            required=False,
+            help_text=(
+                "rules of play: a preset name (classic, yiqiyounuo, ubisoft, wango) or "
+                '{"preset": NAME, "switches": {SWITCH: VALUE}}'
+            ),
+        )
         reason = serializers.CharField(max_length=500)
 
     @extend_schema(
@@ -153,6 +163,7 @@ class EventsView(OrganiserWritesView):
             open_entry=values["open_entry"],
             daily_hours=hours if hours[0] is not None else None,
             champion_achievement=values.get("champion_achievement"),
+            play_ruleset=values.get("play_ruleset"),
             by=signed_in(request.user),
             reason=values["reason"],
         )

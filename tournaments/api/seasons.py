@@ -43,6 +43,7 @@ class Ruleset(serializers.Serializer[Any]):
     placement_points = serializers.DictField(
         child=serializers.ListField(child=serializers.IntegerField())
     )
+    play_ruleset = serializers.DictField(help_text="rules of play: preset and changed switches")
 
 
 class SeasonDetail(serializers.Serializer[Any]):
@@ -62,6 +63,13 @@ class SeasonsView(OrganiserWritesView):
         annual = serializers.DateField(required=False)
         weeks = serializers.IntegerField(min_value=1, max_value=60, default=52)
         name = serializers.CharField(max_length=100, required=False, default="")
+        play_ruleset = serializers.JSONField(
+            required=False,
+            help_text=(
+                "rules of play: a preset name (classic, yiqiyounuo, ubisoft, wango) or "
+                '{"preset": NAME, "switches": {SWITCH: VALUE}}'
+            ),
+        )
 
     @extend_schema(operation_id="seasons_list", responses=paginated("SeasonPage", SeasonSummary))
     def get(self, request: Request) -> Response:
@@ -78,6 +86,11 @@ class SeasonsView(OrganiserWritesView):
             annual_date=data.validated_data.get("annual"),
             weeks=data.validated_data["weeks"],
             name=data.validated_data["name"],
+            ruleset=(
+                {"play_ruleset": data.validated_data["play_ruleset"]}
+                if "play_ruleset" in data.validated_data
+                else None
+            ),
             by=signed_in(request.user),
         )
         return Response(SeasonDetail(season).data, status=status.HTTP_201_CREATED)
@@ -98,6 +111,7 @@ class SeasonView(OrganiserWritesView):
         time_zone = serializers.JSONField(required=False)
         cities = serializers.JSONField(required=False)
         placement_points = serializers.JSONField(required=False)
+        play_ruleset = serializers.JSONField(required=False)
 
     @extend_schema(responses=SeasonDetail)
     def get(self, request: Request, year: int) -> Response:

@@ -40,6 +40,7 @@ card and 5-second turns in the last minute; ``ubisoft`` stacks only the same kin
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from types import MappingProxyType
@@ -52,6 +53,7 @@ __all__ = [
     "SWITCHES",
     "Ruleset",
     "ruleset_from_spec",
+    "ruleset_from_text",
 ]
 
 _CHOICES: Final[Mapping[str, tuple[str, ...]]] = MappingProxyType(
@@ -162,7 +164,9 @@ def ruleset_from_spec(spec: object) -> Ruleset:
     name = spec.get("preset", "classic")
     if name not in PRESETS:
         raise ValueError(f"unknown preset {name!r} (known: {', '.join(PRESETS)})")
-    switches = spec.get("switches") or {}
+    switches = spec.get("switches")
+    if switches is None:
+        switches = {}
     if not isinstance(switches, Mapping):
         raise ValueError("switches must be an object of switch names to values")
     unknown = sorted(str(key) for key in switches.keys() - set(SWITCHES))
@@ -170,3 +174,16 @@ def ruleset_from_spec(spec: object) -> Ruleset:
         raise ValueError(f"unknown switch {unknown[0]!r} (known: {', '.join(SWITCHES)})")
     changes: dict[str, Any] = {key: _switch(key, value) for key, value in switches.items()}
     return replace(PRESETS[name], **changes)
+
+
+def ruleset_from_text(text: str) -> Ruleset:
+    """The ruleset a command-line value names: a preset name, or a spec as a JSON object.
+
+    Raises ValueError naming what is wrong."""
+    if not text.lstrip().startswith("{"):
+        return ruleset_from_spec(text.strip())
+    try:
+        spec = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"not valid JSON: {exc}") from None
+    return ruleset_from_spec(spec)

@@ -10,6 +10,7 @@ from tournaments.domain.calendar import EventKind as PlannedKind
 from tournaments.domain.cards import CLASSIC
 from tournaments.domain.cities import DEFAULT_CITIES
 from tournaments.domain.leaderboard import DEFAULT_ORDER
+from tournaments.domain.rules import Ruleset, ruleset_from_spec
 
 
 def default_quotas() -> dict[str, dict[str, int]]:
@@ -33,6 +34,11 @@ def default_tiebreaks() -> list[str]:
 
 def default_cities() -> list[str]:
     return list(DEFAULT_CITIES)
+
+
+def default_play_ruleset() -> dict[str, object]:
+    """The rules of play a season starts with: the classic preset (SPEC §3)."""
+    return {"preset": "classic", "switches": {}}
 
 
 def default_placement_points() -> dict[str, list[int]]:
@@ -61,6 +67,8 @@ class Season(models.Model):
     tiebreak_order = models.JSONField(default=default_tiebreaks)
     cities = models.JSONField(default=default_cities)
     placement_points = models.JSONField(default=default_placement_points)
+    # The rules of play (``tournaments.domain.rules``): a preset and its changed switches.
+    play_ruleset = models.JSONField(default=default_play_ruleset)
     created_at = models.DateTimeField(default=timezone.now)
 
     #: The ruleset fields each finalised event keeps (``Event.ruleset``).
@@ -149,6 +157,8 @@ class Event(models.Model):
     # The season's result rules the event was finalised with (``Season.rule_fields``);
     # empty while it is not finalised: it follows the season's current ruleset.
     ruleset = models.JSONField(default=dict, blank=True)
+    # The event's own rules of play, when it does not follow its season's ``play_ruleset``.
+    play_ruleset = models.JSONField(null=True, blank=True)
     # Set when a correction upstream changed the field of this event after it was played;
     # cleared by the organiser's decision (replay or keep).
     field_changed_at = models.DateTimeField(null=True, blank=True)
@@ -180,6 +190,12 @@ class Event(models.Model):
     @property
     def is_finalised(self) -> bool:
         return self.status == EventStatus.FINALISED
+
+    def play_rules(self) -> Ruleset:
+        """The rules of play of this event: its own ruleset, else its season's (SPEC §3).
+        Raises ValueError when the stored spec is broken."""
+        spec = self.play_ruleset if self.play_ruleset is not None else self.season.play_ruleset
+        return ruleset_from_spec(spec)
 
     def rule(self, name: str) -> Any:
         """A result rule of this event: the one it was finalised with, else the season's."""

@@ -22,6 +22,7 @@ from accounts.models import User
 from core.domain.text import ident_problem
 from core.errors import ConflictError, ServiceError
 from tournaments.domain.calendar import EventKind as PlannedKind
+from tournaments.domain.rules import ruleset_from_spec
 from tournaments.models import CalendarChange, Event, EventKind, EventStatus, Game, Season
 from tournaments.services.seasons import TITLE_ACHIEVEMENTS, event_name
 
@@ -228,12 +229,22 @@ def event_add(
     open_entry: bool = False,
     daily_hours: tuple[time, time] | None = None,
     champion_achievement: str | None = None,
+    play_ruleset: object = None,
 ) -> Event:
     """Add an event with the organiser's own code; a final kind becomes a station.
+
+    ``play_ruleset`` (a preset name or ``{"preset", "switches"}``) gives the event its own
+    rules of play; None follows the season's.
 
     ``champion_achievement`` names the qualification rule its champion earns (default: the
     kind's, as in the calendar; e.g. "national_championship" for a championship)."""
     _need_reason(reason)
+    play = None
+    if play_ruleset is not None:
+        try:
+            play = ruleset_from_spec(play_ruleset).to_spec()
+        except ValueError as exc:
+            raise ServiceError(str(exc), detail={"play_ruleset": str(exc)}) from None
     with transaction.atomic():
         season = Season.objects.select_for_update().get(pk=season.pk)
         event_add_check(
@@ -264,6 +275,7 @@ def event_add(
                 if champion_achievement is None
                 else champion_achievement
             ),
+            play_ruleset=play,
         )
         stations = stations_renumber(season=season)
         CalendarChange.objects.create(
@@ -278,6 +290,7 @@ def event_add(
                 "starts_at": starts_at.isoformat(),
                 "ends_at": ends_at.isoformat(),
                 "stations": stations,
+                "play_ruleset": play,
             },
         )
         event.refresh_from_db()

@@ -25,6 +25,7 @@ from datetime import datetime, time
 from zoneinfo import ZoneInfo
 
 from tournaments.domain.cards import CardTable
+from tournaments.domain.rules import Ruleset
 from tournaments.domain.scoring import SCORINGS
 from tournaments.models import Entry, Event, EventStatus, TableSeat
 
@@ -55,6 +56,7 @@ class EventRules:
     table: CardTable | None
     points: dict[str, int]
     singles_scoring: str
+    play: Ruleset | None  # the rules of play a move log is replayed under
     setup_error: str | None  # a broken season ruleset: every record of the event is refused
 
 
@@ -68,6 +70,11 @@ def _rules_of(event: Event) -> EventRules:
         setup_error = f"the card table of season {season.year} is invalid: {exc}"
     if season.singles_scoring not in SCORINGS or SCORINGS[season.singles_scoring].needs_teams:
         setup_error = f"season {season.year} names no singles scoring {season.singles_scoring!r}"
+    play: Ruleset | None = None
+    try:
+        play = event.play_rules()
+    except ValueError as exc:
+        setup_error = f"the rules of play of event {event.code} are invalid: {exc}"
     return EventRules(
         pk=event.pk,
         code=event.code,
@@ -82,6 +89,7 @@ def _rules_of(event: Event) -> EventRules:
         table=table,
         points=dict(table.points) if table is not None else {},
         singles_scoring=season.singles_scoring,
+        play=play,
         setup_error=setup_error,
     )
 

@@ -4,7 +4,7 @@
 game scores computed) or raises `RecordError` naming the field path (``"seats[2].hand[1]"``)
 and the reason. It raises on the first problem found, in this order: the shape of the record,
 its event, the times against the event's window, each seat in order, the deal as a whole,
-``ended_by``, the teams, the seated table, the entrants.
+``ended_by``, the teams, the seated table, the entrants, the move log.
 
 Decisions (the record format is fixed by SPEC §9; these close what it leaves open):
 
@@ -28,6 +28,10 @@ Decisions (the record format is fixed by SPEC §9; these close what it leaves op
   order circular (``tournaments.domain.teams``, SPEC §4 "Team events").
 * **ended_by** ``out`` needs at least one seat with an empty hand (a co-winner tie is
   possible when two hands are empty); ``time`` accepts any hands.
+* **Move log** (optional): it must replay under the event's rules of play
+  (``Event.play_rules``, ``tournaments.domain.movelog.replay``) to exactly the record's seats,
+  hands and ending; else the record is rejected at ``log`` with the replay's verdict
+  ("move 17: seat 2 plays G5 on R3").
 * **Scores**: singles by the season's ``singles_scoring``, doubles by ``tour_doubles``.
 * **Storable text**: ids, names and session fields within their column sizes; no NUL
   character anywhere (PostgreSQL text and jsonb cannot hold it) and no lone surrogate.
@@ -47,6 +51,7 @@ from django.utils import timezone
 from accounts.provinces import PROVINCE_SET
 from core.domain.text import ident_problem, name_clean
 from tournaments.domain.cards import CardError, CardTable, validate_deal
+from tournaments.domain.movelog import replay
 from tournaments.domain.scoring import SCORINGS, tour_doubles
 from tournaments.domain.teams import adjacent_teammates
 from tournaments.services.ingest_rules import EventRules, RecordError, RecordRules, check_event
@@ -453,6 +458,10 @@ def check_record(record: object, rules: RecordRules, *, digest: str) -> CheckedG
     problem = _log_problem(log)
     if problem:
         raise RecordError("log", problem)
+    if log is not None and event.play is not None:
+        verdict = replay(cast(dict[str, Any], record), event.play)
+        if not verdict.ok:
+            raise RecordError("log", str(verdict))
     hand_points = [row[5] for row in rows]
     if shape.mode == "singles":
         scores = SCORINGS[event.singles_scoring].apply(hand_points, None)

@@ -7,16 +7,19 @@ player: ``open_entry``). Creating a year that exists, or a calendar whose codes 
 is a conflict that names them; nothing is written.
 
 The ruleset (best N, minimum games, quotas per event kind, card table, singles scoring,
-tie-break order, time zone, cities, placement points) is validated by the domain that reads
-it (``resolve_order``, ``Quota``, ``CardTable.from_dict``) and every error names its field.
+tie-break order, time zone, cities, placement points, and the rules of play
+``play_ruleset``: a preset and its changed switches) is validated by the domain that reads it
+(``resolve_order``, ``Quota``, ``CardTable.from_dict``, ``ruleset_from_spec``) and every
+error names its field.
 Rulesets are versioned per event: a finalised event keeps the result rules it was
 finalised with (``Event.ruleset``, ``Season.rule_fields``: best N, minimum games, quotas,
 card table, singles scoring, placement points), so a season change applies to the events
 not yet finalised and is logged (who, when, why, before → after, the events it applies to
 and those that keep theirs). A change of best N or the minimum rebuilds the standings the
 unfinalised events hold; a changed card table or scoring applies to the games stored after
-it. The tie-break order and the time zone stay locked once an event is finalised: every
-leaderboard of the season is ordered by the one order its indexes hold, and a final's day
+it, and so do changed rules of play (a stored game was checked under the rules it was
+played by). The tie-break order and the time zone stay locked once an event is finalised:
+every leaderboard of the season is ordered by the one order its indexes hold, and a final's day
 is read in the season's zone.
 """
 
@@ -34,6 +37,7 @@ from tournaments.domain.calendar import Calendar, build_calendar
 from tournaments.domain.calendar import EventKind as PlannedKind
 from tournaments.domain.cards import CardTable
 from tournaments.domain.leaderboard import resolve_order
+from tournaments.domain.rules import ruleset_from_spec
 from tournaments.models import CalendarChange, Event, EventKind, EventStatus, Season, Standing
 from tournaments.services.finalise import event_refreeze
 from tournaments.services.standings import standings_recompute
@@ -48,10 +52,12 @@ RULESET_FIELDS = (
     "time_zone",
     "cities",
     "placement_points",
+    "play_ruleset",
 )
 #: Fields that decide results: the versioned ones (each finalised event keeps its own)
 #: and the season-wide ones, locked once an event of the season is finalised.
-RESULT_FIELDS = frozenset(RULESET_FIELDS) - {"cities"}
+#: The rules of play are neither: a change applies to the games stored after it.
+RESULT_FIELDS = frozenset(RULESET_FIELDS) - {"cities", "play_ruleset"}
 LOCKED_FIELDS = RESULT_FIELDS - set(Season.rule_fields)
 #: Fields whose change rebuilds the standings of the events not yet finalised.
 STANDING_FIELDS = frozenset({"best_n", "minimum_games"})
@@ -123,6 +129,10 @@ def _singles_scoring(value: object) -> str:
     return str(value)
 
 
+def _play_ruleset(value: object) -> dict[str, Any]:
+    return ruleset_from_spec(value).to_spec()
+
+
 def _tiebreak_order(value: object) -> list[str]:
     if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
         raise ValueError("must be a list of tie-break names")
@@ -187,6 +197,7 @@ _CLEANERS = {
     "time_zone": _time_zone,
     "cities": _cities,
     "placement_points": _placement_points,
+    "play_ruleset": _play_ruleset,
 }
 
 

@@ -17,6 +17,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from integrity.simulation import simulate_season
+from tournaments.domain.rules import ruleset_from_text
 
 
 class Command(BaseCommand):
@@ -30,15 +31,23 @@ class Command(BaseCommand):
         parser.add_argument("--start", type=date.fromisoformat, default=date(2021, 1, 4))
         parser.add_argument("--out", required=True, help="games file (.jsonl or .jsonl.gz)")
         parser.add_argument("--labels", required=True, help="labels file (.json)")
+        parser.add_argument(
+            "--logs",
+            metavar="RULESET",
+            help="play every game out under these rules of play (a preset name or a JSON "
+            "spec) and write its move log",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         try:
+            rules = None if options["logs"] is None else ruleset_from_text(options["logs"])
             season = simulate_season(
                 players=options["players"],
                 weeks=options["weeks"],
                 cheaters=options["cheaters"],
                 seed=options["seed"],
                 start=options["start"],
+                rules=rules,
             )
         except ValueError as exc:
             raise CommandError(str(exc)) from exc

@@ -1,5 +1,7 @@
-"""``manage.py season_create YEAR --start DATE [--quarterly DATE …] [--annual DATE]``: create a
-season and its calendar (SPEC §2) with ``tournaments.services.seasons.season_create``."""
+"""``manage.py season_create YEAR --start DATE [--quarterly DATE …] [--annual DATE]
+[--ruleset NAME|JSON]``: create a season and its calendar (SPEC §2) with its rules of play
+(SPEC §3: a preset name, or ``{"preset", "switches"}`` as JSON; default ``classic``) with
+``tournaments.services.seasons.season_create``."""
 
 from datetime import date
 from typing import Any
@@ -8,6 +10,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from accounts.models import User
 from core.errors import ServiceError
+from tournaments.domain.rules import ruleset_from_text
 from tournaments.services.seasons import season_create
 
 
@@ -26,6 +29,12 @@ class Command(BaseCommand):
         parser.add_argument("--weeks", type=int, default=52, help="weekly qualifiers (52)")
         parser.add_argument("--name", default="")
         parser.add_argument("--by", help="the organiser's username, for the log")
+        parser.add_argument(
+            "--ruleset",
+            default="classic",
+            help="rules of play: classic, yiqiyounuo, ubisoft, wango, or a JSON object "
+            '{"preset": NAME, "switches": {...}} (default classic)',
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         by = None
@@ -34,6 +43,10 @@ class Command(BaseCommand):
             if by is None:
                 raise CommandError(f"no user {options['by']!r}")
         try:
+            play = ruleset_from_text(options["ruleset"]).to_spec()
+        except ValueError as exc:
+            raise CommandError(f"--ruleset: {exc}") from None
+        try:
             season = season_create(
                 year=options["year"],
                 start=options["start"],
@@ -41,6 +54,7 @@ class Command(BaseCommand):
                 annual_date=options["annual"],
                 weeks=options["weeks"],
                 name=options["name"],
+                ruleset={"play_ruleset": play},
                 by=by,
             )
         except ServiceError as exc:

@@ -16,6 +16,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from core.domain.clock import TOUR_TZ
 from tournaments.domain.calendar import DAILY_CLOSE, DAILY_HOURS, DAILY_OPEN, event_code_for_week
+from tournaments.domain.rules import ruleset_from_text
 from tournaments.simulation import simulate_games, simulate_players
 
 
@@ -30,6 +31,12 @@ class Command(BaseCommand):
         parser.add_argument("--games", type=int, default=50_000)
         parser.add_argument("--seed", type=int, default=2021)
         parser.add_argument("--id-prefix", default="p", help="player ids: PREFIX0000001…")
+        parser.add_argument(
+            "--logs",
+            metavar="RULESET",
+            help="play every game out under these rules of play (a preset name or a JSON "
+            "spec) and write its move log",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         monday: date = options["monday"]
@@ -41,6 +48,10 @@ class Command(BaseCommand):
             datetime.combine(monday, DAILY_OPEN, TOUR_TZ),
             datetime.combine(monday + timedelta(days=6), DAILY_CLOSE, TOUR_TZ),
         )
+        try:
+            rules = None if options["logs"] is None else ruleset_from_text(options["logs"])
+        except ValueError as exc:
+            raise CommandError(f"--logs: {exc}") from None
         players = simulate_players(
             options["players"], seed=options["seed"], id_prefix=options["id_prefix"]
         )
@@ -59,6 +70,7 @@ class Command(BaseCommand):
                     window=window,
                     seed=options["seed"],
                     daily_hours=DAILY_HOURS,
+                    rules=rules,
                 ):
                     stream.write(json.dumps(record, ensure_ascii=False) + "\n")
                     written += 1
