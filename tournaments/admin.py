@@ -32,6 +32,9 @@ from tournaments.models import (
     Seat,
     SeatedRound,
     SeatedTable,
+    TableGame,
+    TableGameCorrection,
+    TableGameHand,
     TableSeat,
 )
 from tournaments.services.events import (
@@ -399,7 +402,7 @@ class SeatedTableInline(admin.TabularInline[SeatedTable, SeatedRound]):
 
 @admin.register(SeatedRound)
 class SeatedRoundAdmin(ReadOnlyAdmin[SeatedRound]):
-    list_display = ("event", "number", "seed", "created_at", "created_by")
+    list_display = ("event", "number", "format", "target", "games", "seed", "created_at")
     list_select_related = ("event", "created_by")
     raw_id_fields = ("event", "created_by")
     inlines = (SeatedTableInline,)
@@ -422,3 +425,36 @@ class SeatedTableAdmin(ReadOnlyAdmin[SeatedTable]):
     list_select_related = ("round__event", "result_entered_by")
     raw_id_fields = ("round", "result_entered_by")
     inlines = (TableSeatInline,)
+
+
+class TableGameHandInline(admin.TabularInline[TableGameHand, TableGame]):
+    model = TableGameHand
+    fields = ("seat", "hand", "hand_points", "score")
+    readonly_fields = fields
+    can_delete = False
+    extra = 0
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+class TableGameCorrectionInline(admin.TabularInline[TableGameCorrection, TableGame]):
+    model = TableGameCorrection
+    fields = ("at", "by", "reason", "before", "after")
+    readonly_fields = fields
+    can_delete = False
+    extra = 0
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(TableGame)
+class TableGameAdmin(ReadOnlyAdmin[TableGame]):
+    """The games of match and partners tables, their hands and corrections (entered and
+    corrected through the services: the API)."""
+
+    list_display = ("table", "number", "entered_at", "entered_by")
+    list_select_related = ("table__round__event", "entered_by")
+    raw_id_fields = ("table", "entered_by")
+    inlines = (TableGameHandInline, TableGameCorrectionInline)

@@ -269,6 +269,11 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # Two choice sets are named "format": an event's and a seated round's.
+    "ENUM_NAME_OVERRIDES": {
+        "EventFormatEnum": "tournaments.models.events.Event.Format",
+        "RoundFormatEnum": "tournaments.models.seated.SeatedRound.Format",
+    },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "core.schema.postprocess_partial_times",

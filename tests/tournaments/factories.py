@@ -12,7 +12,7 @@ from accounts.models import Player
 from core.domain.clock import TOUR_TZ
 from tournaments.domain.cards import hand_points
 from tournaments.domain.scoring import score_game
-from tournaments.models import Event, Game, Season, Seat
+from tournaments.models import Entry, Event, Game, Season, Seat
 from tournaments.services.standings import ScoreRow, standings_apply
 
 _ids = count(1)
@@ -180,3 +180,14 @@ def _play(
 
 #: A moment after every window the factories make (seated events default to early 2021).
 AFTER_SEATED = local(2021, 6, 1, 12)
+
+
+def make_seated_event(
+    n: int, code: str = "2021-NC", season: Season | None = None, kind: str = "championship"
+) -> tuple[Event, list[Player]]:
+    """A seated event (a live final) with ``n`` invited entrants."""
+    season = season or make_season()
+    event = make_event(season, code, kind, format="seated", open_entry=False)
+    players = make_players(n, ("江苏", "浙江", "广东", "上海"))
+    Entry.objects.bulk_create([Entry(event=event, player=p, basis="invited") for p in players])
+    return event, players

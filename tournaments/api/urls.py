@@ -36,6 +36,26 @@ urlpatterns: list[URLPattern | URLResolver] = [
         name="event-table-result",
     ),
     path(
+        "events/<str:code>/rounds/<int:number>/tables/<int:table>/games/",
+        seated.TableGamesView.as_view(),
+        name="event-table-games",
+    ),
+    path(
+        "events/<str:code>/rounds/<int:number>/tables/<int:table>/games/<int:game>/correction/",
+        seated.TableGameCorrectionView.as_view(),
+        name="event-table-game-correction",
+    ),
+    path(
+        "events/<str:code>/team-schedule/",
+        seated.TeamScheduleView.as_view(),
+        name="event-team-schedule",
+    ),
+    path(
+        "events/<str:code>/team-standings/",
+        seated.TeamStandingsView.as_view(),
+        name="event-team-standings",
+    ),
+    path(
         "events/<str:code>/rounds/<int:number>/replay/",
         seated.RoundReplayView.as_view(),
         name="event-round-replay",

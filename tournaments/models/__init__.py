@@ -11,7 +11,14 @@ from tournaments.models.events import (
     Season,
 )
 from tournaments.models.games import Game, Seat
-from tournaments.models.seated import SeatedRound, SeatedTable, TableSeat
+from tournaments.models.seated import (
+    SeatedRound,
+    SeatedTable,
+    TableGame,
+    TableGameCorrection,
+    TableGameHand,
+    TableSeat,
+)
 from tournaments.models.standings import Standing
 from tournaments.models.uploads import Upload
 
@@ -28,6 +35,9 @@ __all__ = [
     "SeatedRound",
     "SeatedTable",
     "Standing",
+    "TableGame",
+    "TableGameCorrection",
+    "TableGameHand",
     "TableSeat",
     "Upload",
 ]

@@ -17,6 +17,15 @@ standings (SPEC §4 "Seated events").
   the best table, reached_at = when the last result counted was entered; every player who has
   played a table is ranked (``SEATED_MINIMUM_TABLES``), in the season's tie-break order. The
   event is finalised like any other (``event_finalise``).
+* **Formats** (``SeatedRound.format``): a round is one game per table (places entered as
+  above) unless the organiser seats it as a **match** (``match=MatchFormat(scoring,
+  target)``: cumulative or elimination, SPEC §4 "Matches at one table"). A match table's
+  games are entered one by one (``tournaments.services.table_games``); once the match is
+  decided its placements are written through the same result path (``result_write``:
+  places → placement points → standings), never typed in. A **rotating-partners** event's
+  rounds are all seated at once by its schedule (``tournaments.services.teams``); its
+  standings are the players' individual totals game by game (``games`` = games played,
+  ``best`` = the best single game), not placement points.
 """
 
 import secrets
@@ -31,6 +40,7 @@ from django.utils import timezone
 from accounts.models import Player, User
 from core.errors import ConflictError, ServiceError
 from tournaments.domain.leaderboard import standing_from_scores
+from tournaments.domain.matches import MatchFormat
 from tournaments.domain.seating import placement_points, seat_round
 from tournaments.models import (
     Entry,
@@ -39,6 +49,7 @@ from tournaments.models import (
     SeatedRound,
     SeatedTable,
     Standing,
+    TableGameHand,
     TableSeat,
 )
 from tournaments.selectors.events import SEATED_MINIMUM_TABLES
@@ -46,7 +57,8 @@ from tournaments.selectors.events import SEATED_MINIMUM_TABLES
 SEED_BITS = 62
 
 
-def _locked_seated(event_id: int, what: str) -> Event:
+def locked_seated(event_id: int, what: str) -> Event:
+    """The seated event, locked for a write; refused when it is not seated or not scheduled."""
     event = Event.objects.select_for_update(of=("self",)).select_related("season").get(pk=event_id)
     if event.format != Event.Format.SEATED:
         raise ServiceError(f"event {event.code} is not a seated event")
@@ -83,12 +95,39 @@ def points_before(event: Event, before: int, players: Iterable[str]) -> dict[str
     return totals
 
 
-def seated_round_create(*, event: Event, by: User | None, seed: int | None = None) -> SeatedRound:
-    """Seat the next round of a seated event from ``seed`` (random when not given)."""
+def round_format_words(seated_round: SeatedRound) -> str:
+    """How a round is played, in words for a message: "a cumulative match to 500"."""
+    if seated_round.format == SeatedRound.Format.GAME:
+        return "one game a table"
+    if seated_round.format == SeatedRound.Format.PARTNERS:
+        return f"rotating partners, {seated_round.games} games a table"
+    article = "an" if seated_round.format == SeatedRound.Format.ELIMINATION else "a"
+    return f"{article} {seated_round.format} match to {seated_round.target}"
+
+
+def is_partners_event(event: Event) -> bool:
+    """Whether the event is a rotating-partners team event (its rounds are partners rounds)."""
+    return SeatedRound.objects.filter(event=event, format=SeatedRound.Format.PARTNERS).exists()
+
+
+def seated_round_create(
+    *,
+    event: Event,
+    by: User | None,
+    seed: int | None = None,
+    match: MatchFormat | None = None,
+) -> SeatedRound:
+    """Seat the next round of a seated event from ``seed`` (random when not given); with
+    ``match`` every table plays a match of that scoring and target, else one game."""
     if seed is not None and not 0 <= seed < 2**63:
         raise ServiceError("seed must be an integer from 0 to 2^63 - 1", detail={"seed": seed})
     with transaction.atomic():
-        locked = _locked_seated(event.pk, "seat a round")
+        locked = locked_seated(event.pk, "seat a round")
+        if is_partners_event(locked):
+            raise ConflictError(
+                f"event {locked.code} is a rotating-partners event: its schedule seated all "
+                "its rounds"
+            )
         last = SeatedRound.objects.filter(event=locked).order_by("-number").first()
         number = 1 if last is None else last.number + 1
         if last is not None:
@@ -118,7 +157,14 @@ def seated_round_create(*, event: Event, by: User | None, seed: int | None = Non
             standings=None if number == 1 else points_before(locked, number, players),
             history=round_history(locked, number),
         )
-        seated = SeatedRound.objects.create(event=locked, number=number, seed=chosen, created_by=by)
+        seated = SeatedRound.objects.create(
+            event=locked,
+            number=number,
+            seed=chosen,
+            format=SeatedRound.Format.GAME if match is None else match.scoring,
+            target=None if match is None else match.target,
+            created_by=by,
+        )
         rows = SeatedTable.objects.bulk_create(
             [SeatedTable(round=seated, number=i) for i in range(1, len(tables) + 1)]
         )
@@ -160,32 +206,67 @@ def seated_result_enter(
     """Enter (or re-enter, until the next round is seated) one table's result."""
     seated_round = SeatedRound.objects.get(pk=table.round_id)
     with transaction.atomic():
-        event = _locked_seated(seated_round.event_id, "enter results")
+        event = locked_seated(seated_round.event_id, "enter results")
         locked = SeatedTable.objects.select_for_update().get(pk=table.pk)
-        if SeatedRound.objects.filter(event=event, number__gt=seated_round.number).exists():
+        if seated_round.format != SeatedRound.Format.GAME:
             raise ConflictError(
-                f"round {seated_round.number + 1} is already seated; round "
-                f"{seated_round.number}'s results can no longer change"
+                f"round {seated_round.number} is played as {round_format_words(seated_round)}: "
+                "its tables' results follow from their games; enter the games",
+                detail={"format": seated_round.format},
             )
+        next_round_refuse(event, seated_round, "results")
         seats = list(locked.seats.select_related("player").order_by("seat"))
-        keys = [seat.player.external_id for seat in seats]
-        checked = _checked_places(places, keys)
-        table_points = {
-            int(size): tuple(points) for size, points in event.rule("placement_points").items()
-        }
-        try:
-            awarded = placement_points(checked, points=table_points)
-        except ValueError as exc:
-            raise ServiceError(str(exc)) from None
-        for seat in seats:
-            seat.place = checked[seat.player.external_id]
-            seat.points = awarded[seat.player.external_id]
-        TableSeat.objects.bulk_update(seats, ["place", "points"])
-        locked.result_entered_at = timezone.now()
-        locked.result_entered_by = by
-        locked.save(update_fields=["result_entered_at", "result_entered_by"])
-        seated_standings_recompute(event=event, player_ids=[seat.player_id for seat in seats])
+        result_write(event, locked, seats, places, by)
     return locked
+
+
+def next_round_refuse(event: Event, seated_round: SeatedRound, what: str) -> None:
+    """Refuse a change to a round once the next round is seated (its seating used it)."""
+    if SeatedRound.objects.filter(event=event, number__gt=seated_round.number).exists():
+        raise ConflictError(
+            f"round {seated_round.number + 1} is already seated; round "
+            f"{seated_round.number}'s {what} can no longer change"
+        )
+
+
+def result_write(
+    event: Event,
+    table: SeatedTable,
+    seats: Sequence[TableSeat],
+    places: Mapping[str, int],
+    by: User | None,
+) -> None:
+    """Write a table's places and placement points and recompute its players' standings
+    (the caller's transaction, the event and the table locked)."""
+    keys = [seat.player.external_id for seat in seats]
+    checked = _checked_places(places, keys)
+    table_points = {
+        int(size): tuple(points) for size, points in event.rule("placement_points").items()
+    }
+    try:
+        awarded = placement_points(checked, points=table_points)
+    except ValueError as exc:
+        raise ServiceError(str(exc)) from None
+    for seat in seats:
+        seat.place = checked[seat.player.external_id]
+        seat.points = awarded[seat.player.external_id]
+    TableSeat.objects.bulk_update(seats, ["place", "points"])
+    table.result_entered_at = timezone.now()
+    table.result_entered_by = by
+    table.save(update_fields=["result_entered_at", "result_entered_by"])
+    seated_standings_recompute(event=event, player_ids=[seat.player_id for seat in seats])
+
+
+def result_clear(event: Event, table: SeatedTable, seats: Sequence[TableSeat]) -> None:
+    """Take a table's result back (a corrected match no longer decided; caller's
+    transaction, the event and the table locked) and recompute its players' standings."""
+    for seat in seats:
+        seat.place = seat.points = None
+    TableSeat.objects.bulk_update(seats, ["place", "points"])
+    table.result_entered_at = None
+    table.result_entered_by = None
+    table.save(update_fields=["result_entered_at", "result_entered_by"])
+    seated_standings_recompute(event=event, player_ids=[seat.player_id for seat in seats])
 
 
 def seated_standings_recompute(*, event: Event, player_ids: Iterable[int]) -> int:
@@ -208,8 +289,20 @@ def seated_standings_recompute(*, event: Event, player_ids: Iterable[int]) -> in
         .order_by("player_id")
     )
     scores: defaultdict[int, list[tuple[int, datetime]]] = defaultdict(list)
+    if is_partners_event(event):  # each game's score, at the time it was entered
+        for player_id, score, entered_at in TableGameHand.objects.filter(
+            game__table__round__event=event, seat__player_id__in=ids
+        ).values_list("seat__player_id", "score", "game__entered_at"):
+            scores[player_id].append((score, entered_at))
     for player_id, points, at in TableSeat.objects.filter(
-        table__round__event=event, player_id__in=ids, points__isnull=False
+        table__round__event=event,
+        table__round__format__in=[
+            SeatedRound.Format.GAME,
+            SeatedRound.Format.CUMULATIVE,
+            SeatedRound.Format.ELIMINATION,
+        ],
+        player_id__in=ids,
+        points__isnull=False,
     ).values_list("player_id", "points", "table__result_entered_at"):
         if points is not None and at is not None:  # a table's points come with its entry time
             scores[player_id].append((points, at))
