@@ -47,7 +47,7 @@ MONDAY = date(2021, 2, 1)
 GOAL_ROWS_PER_SECOND = 15_000
 
 
-def _bench_event() -> Event:
+def ingest_event() -> Event:
     season, _ = Season.objects.get_or_create(
         year=BENCH_YEAR, defaults={"name": "bench", "starts_on": date(2021, 1, 4)}
     )
@@ -67,7 +67,7 @@ def _bench_event() -> Event:
     return event
 
 
-def _clean(event: Event) -> None:
+def ingest_clean(event: Event) -> None:
     with transaction.atomic(), connection.cursor() as cursor:
         for model in (Standing, Seat, Game):
             cursor.execute(
@@ -84,7 +84,7 @@ def _clean(event: Event) -> None:
         )
 
 
-def _vacuum() -> None:
+def ingest_vacuum() -> None:
     """Reclaim the rows of earlier runs, so every run starts from the same tables."""
     with connection.cursor() as cursor:
         for model in (Game, Seat, Standing, Player):
@@ -171,9 +171,9 @@ def _real_copy(event: Event, games: list[tuple[Any, ...]], seats: list[tuple[Any
 def ingest(scale: float, out: TextIO) -> list[Result]:
     games = max(100, round(GAMES_AT_SCALE_1 * scale))
     players = max(200, 4 * games // GAMES_PER_PLAYER)
-    event = _bench_event()
-    _clean(event)
-    _vacuum()
+    event = ingest_event()
+    ingest_clean(event)
+    ingest_vacuum()
     with (
         timer() as generated,
         tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False, encoding="utf-8") as file,
@@ -202,7 +202,7 @@ def ingest(scale: float, out: TextIO) -> list[Result]:
         ("COPY into scratch copies", _scratch_copy(game_rows, seat_rows)),
         ("COPY into the real tables", _real_copy(event, game_rows, seat_rows)),
     )
-    _clean(event)
+    ingest_clean(event)
     rate = rows / service[0]
     out.write(f"   service {service[0]:.1f} s ({rate:,.0f} rows/s)\n")
     for name, seconds in baselines:

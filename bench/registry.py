@@ -34,6 +34,7 @@ Stage = Callable[[float, TextIO], list[Result]]
 STAGES: dict[str, Stage] = {}
 STAGE_MODULES = (
     "bench.ingest",
+    "bench.replay",
     "bench.leaderboard",
     "bench.audit",
     "bench.titles",

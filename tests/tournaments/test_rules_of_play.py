@@ -15,12 +15,12 @@ from django.core.management import CommandError, call_command
 from rest_framework.test import APIClient
 
 from core.domain.clock import TOUR_TZ
+from flows.ingest import games_ingest
 from tests.tournaments.conftest import make_record
 from tournaments.domain.engine import play_game
 from tournaments.domain.movelog import replay
 from tournaments.domain.rules import PRESETS, Ruleset
 from tournaments.models import CalendarChange, Event, Game, Season
-from flows.ingest import games_ingest
 
 START = datetime(2021, 2, 1, 10, 0, 3, tzinfo=TOUR_TZ)
 
@@ -251,3 +251,35 @@ def test_a_week_simulated_with_logs_passes_ingest(event: Event, tmp_path: Path) 
     assert all(record["log"]["v"] == 1 for record in records)
     report = games_ingest(records=records)
     assert (report.ingested, report.rejected) == (120, [])
+
+
+def test_a_season_simulated_with_logs_passes_ingest_end_to_end(db: Any, tmp_path: Path) -> None:
+    call_command("season_create", "2021", "--start", "2021-01-04", stdout=io.StringIO())
+    games, labels = tmp_path / "season.jsonl.gz", tmp_path / "labels.json"
+    call_command(
+        "simulate_season",
+        "--players",
+        "60",
+        "--weeks",
+        "1",
+        "--cheaters",
+        "0",
+        "--seed",
+        "3",
+        "--logs",
+        "classic",
+        "--out",
+        str(games),
+        "--labels",
+        str(labels),
+        stdout=io.StringIO(),
+    )
+    with gzip.open(games, "rt", encoding="utf-8") as stream:
+        records = [json.loads(line) for line in stream]
+    assert len(records) == 150
+    assert {record["event"] for record in records} == {"2021-W01-Q"}
+    assert all(record["log"]["v"] == 1 for record in records)
+    out = io.StringIO()
+    call_command("import_games", str(games), "--quiet", stdout=out)
+    assert Game.objects.filter(event__code="2021-W01-Q").count() == 150
+    assert Game.objects.filter(log__isnull=True).count() == 0

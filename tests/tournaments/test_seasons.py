@@ -337,7 +337,14 @@ def test_the_admin_edits_the_ruleset_with_errors_on_the_field(admin_client_user:
     url = f"/admin/tournaments/season/{season.pk}/change/"
     form = {
         field: json.dumps(getattr(season, field), ensure_ascii=False)
-        for field in ("quotas", "card_table", "tiebreak_order", "cities", "placement_points")
+        for field in (
+            "quotas",
+            "card_table",
+            "tiebreak_order",
+            "cities",
+            "placement_points",
+            "play_ruleset",
+        )
     }
     form |= {
         "best_n": "15",

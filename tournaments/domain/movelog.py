@@ -67,10 +67,11 @@ silent; docs/decisions.md "Rules of play"):
 
 from __future__ import annotations
 
+import reprlib
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, cast
+from typing import Any, Final, NoReturn, cast
 
 from tournaments.domain.cards import TABLES
 from tournaments.domain.rules import Ruleset
@@ -85,6 +86,26 @@ __all__ = [
 ]
 
 COLOURS: Final = ("R", "Y", "G", "B")
+_REPR: Final = reprlib.Repr()
+_REPR.maxstring = _REPR.maxother = 40
+_REPR.maxlevel = 2
+#: Each action, and the keys a move with it may hold (SPEC §9); anything else is refused, so
+#: a log that replays holds only card codes, colours, numbers and these keys.
+_ACTIONS: Final[Mapping[str, frozenset[str]]] = {
+    action: frozenset({"t", action, *extra})
+    for action, extra in (
+        ("play", ("seat", "color", "swap", "auto")),
+        ("draw", ("seat", "auto")),
+        ("pass", ("seat", "auto")),
+        ("uno", ("seat",)),
+        ("catch", ("seat",)),
+        ("challenge", ("seat", "auto")),
+        ("flip", ()),
+        ("reshuffle", ()),
+        ("end", ()),
+    )
+}
+_LOG_KEYS: Final = frozenset({"v", "deal", "pile", "first", "moves"})
 
 
 def _card_info() -> dict[str, tuple[str, str]]:
@@ -107,6 +128,11 @@ _STACKS_ON: Final[Mapping[str, Mapping[str, frozenset[str]]]] = {
     "seeds": {"D2": frozenset({"D2", "WD4"}), "WD4": frozenset({"WD4"})},
     "forced": {"D2": frozenset({"D2", "WD4"}), "WD4": frozenset({"WD4"})},
 }
+
+
+def _show(value: object) -> str:
+    """A value as the log gave it, shortened (a verdict quotes what it read)."""
+    return _REPR.repr(value)
 
 
 def card_colour(code: str) -> str:
@@ -361,9 +387,23 @@ class Table:
         """Apply one move of the log; a MoveError leaves the state as it was."""
         t = move.get("t")
         if type(t) is not int or t < 0:
-            raise MoveError(f"t must be a whole number of milliseconds >= 0, got {t!r}")
+            raise MoveError(f"t must be a whole number of milliseconds >= 0, got {_show(t)}")
         if t < self._last_t:
             raise MoveError(f"t {t} is before the move before it ({self._last_t})")
+        for action in _ACTIONS:
+            if action in move:
+                break
+        else:
+            raise MoveError(f"no action in the move (one of {', '.join(_ACTIONS)})")
+        keys = _ACTIONS[action]
+        if not move.keys() <= keys:
+            extra = sorted(str(key) for key in move.keys() - keys)
+            raise MoveError(f"a {action} move may not hold {_show(extra[0])}")
+        auto = move.get("auto", False)
+        if type(auto) is not bool:
+            raise MoveError(f"auto must be true or false, got {_show(auto)}")
+        if action in ("uno", "pass", "challenge") and move[action] is not True:
+            raise MoveError(f"{action} must be true, got {_show(move[action])}")
         limit = self.rules.game_seconds
         if "end" in move:
             self._end(move, t)
@@ -388,16 +428,14 @@ class Table:
             self._challenge(move, t)
         elif "flip" in move:
             self._flip(move)
-        elif "reshuffle" in move:
-            self._reshuffle(move)
         else:
-            raise MoveError(f"no action in {dict(move)!r}")
+            self._reshuffle(move)
         self._last_t = t
 
     def _seat(self, move: Mapping[str, Any]) -> int:
         seat = move.get("seat")
         if type(seat) is not int or not 0 <= seat < self.n:
-            raise MoveError(f"seat must be 0 to {self.n - 1}, got {seat!r}")
+            raise MoveError(f"seat must be 0 to {self.n - 1}, got {_show(seat)}")
         if not self._started:
             raise MoveError("no start card has been flipped")
         return seat
@@ -432,7 +470,7 @@ class Table:
             raise MoveError("flip: the pile is empty")
         code = self.pile[-1]
         if move["flip"] != code:
-            raise MoveError(f"flip shows {move['flip']!r} but the pile's top card is {code}")
+            raise MoveError(f"flip shows {_show(move['flip'])} but the pile's top card is {code}")
         self.discard.append(self.pile.pop())
         colour, kind = _INFO[code]
         if self.rules.start_card == "number":
@@ -466,7 +504,7 @@ class Table:
             self.ended = "out!"
             return
         if how != "time":
-            raise MoveError(f"end must be 'time' (or 'out'), got {how!r}")
+            raise MoveError(f"end must be 'time' (or 'out'), got {_show(how)}")
         if self.ended is not None:
             raise MoveError(f"end time, but the game is over (seat {self.out} went out)")
         limit = self.rules.game_seconds
@@ -484,30 +522,34 @@ class Table:
             owed = self.owed[0]
             raise MoveError(f"seat {owed.seat} must draw {owed.cards} first")
         raw = move["play"]
-        cards: list[str] = [raw] if isinstance(raw, str) else raw
+        cards: list[str] = [raw] if type(raw) is str else raw
         if type(cards) is not list or not cards:
-            raise MoveError(f"play must be a card code or a list of them, got {raw!r}")
-        hand = self.hands[seat]
-        kept = hand.copy()
+            raise MoveError(f"play must be a card code or a list of them, got {_show(raw)}")
+        kept = self.hands[seat].copy()
         for code in cards:
             try:
                 kept.remove(code)
             except ValueError:
-                if code not in _INFO or not isinstance(code, str):
-                    raise MoveError(f"seat {seat} plays an unknown card {code!r}") from None
+                if type(code) is not str or code not in _INFO:
+                    raise MoveError(f"seat {seat} plays an unknown card {_show(code)}") from None
                 raise MoveError(f"seat {seat} plays {code}, which is not in its hand") from None
         first = cards[0]
-        kind = _INFO[first][1]
+        colour, kind = _INFO[first]
+        single = len(cards) == 1
         jump = seat != self.turn
         if jump:
-            if not self._jump_allowed(seat) or len(cards) != 1 or first != self.discard[-1]:
+            if not self._jump_allowed(seat) or not single or first != self.discard[-1]:
                 raise MoveError(f"seat {seat} plays {first} out of turn (seat {self.turn}'s turn)")
         else:
             if self._until:
                 raise MoveError(f"seat {seat} must draw until it can play")
             self._timed(move, t)
-            self._check_turn_play(seat, cards, kind)
-        if len(cards) > 1 or kind == "A":
+            if single and not self.pending and self._drew is None:
+                if not self._matches(first):
+                    self._mismatch(seat, first)
+            else:
+                self._check_turn_play(seat, cards, kind)
+        if not single or kind == "A":
             self._check_multi(seat, cards, kind, kept)
         out = not kept
         if (
@@ -516,14 +558,19 @@ class Table:
             and not all(_INFO[code][1] in _NUMBERS for code in cards)
         ):
             raise MoveError(f"seat {seat}'s last card must be a number card, not {first}")
-        colour = self._colour_after(seat, move, cards, kind)
+        chosen = move.get("color")
+        if single and colour:
+            if chosen is not None and chosen != colour:
+                raise MoveError(f"seat {seat} names colour {_show(chosen)} for a {colour} play")
+        else:
+            colour = self._colour_after(seat, chosen, cards, kind)
         swap = move.get("swap")
         swaps = self.rules.seven_zero and kind == "7" and not out
         if swap is not None and not swaps:
             raise MoveError(f"seat {seat} swaps hands, but {first} is not a 7 that swaps")
         if swaps and (type(swap) is not int or not 0 <= swap < self.n or swap == seat):
             raise MoveError(f"seat {seat} plays a 7 and must swap with another seat")
-        if kind == "WD4" and not self.pending and len(cards) == 1:
+        if kind == "WD4" and not self.pending and single:
             self._guilty = self.colour is not None and any(
                 _INFO[code][0] == self.colour for code in kept
             )
@@ -533,11 +580,11 @@ class Table:
         if jump:
             self._undo_jumped()
         self._close_windows(seat)
-        if len(kept) == 1 and seat not in self._called:
-            self._catchable.add(seat)
-        elif len(kept) != 1:
+        if len(kept) != 1:
             self._called.discard(seat)
             self._catchable.discard(seat)
+        elif seat not in self._called:
+            self._catchable.add(seat)
         self.hands[seat] = kept
         if kind == "A":
             self.discard.extend(cards[1:])
@@ -576,9 +623,13 @@ class Table:
         if drew is not None and self.rules.draw == "one_only" and cards != [drew[-1]]:
             raise MoveError(f"seat {seat} drew {drew[-1]} and may play only that card")
         if not any(self._matches(code) for code in cards):
-            top = self.discard[-1]
-            shown = top if self.colour is None or _INFO[top][0] else f"{top} ({self.colour})"
-            raise MoveError(f"seat {seat} plays {first} on {shown}")
+            self._mismatch(seat, first)
+
+    def _mismatch(self, seat: int, first: str) -> NoReturn:
+        """Refuse a card that matches neither the colour nor the top card."""
+        top = self.discard[-1]
+        shown = top if self.colour is None or _INFO[top][0] else f"{top} ({self.colour})"
+        raise MoveError(f"seat {seat} plays {first} on {shown}")
 
     def _check_multi(self, seat: int, cards: list[str], kind: str, kept: list[str]) -> None:
         if kind == "A":
@@ -594,11 +645,8 @@ class Table:
         if any(_INFO[code][1] != kind for code in cards):
             raise MoveError(f"seat {seat} plays {' '.join(cards)}: not one number or one action")
 
-    def _colour_after(
-        self, seat: int, move: Mapping[str, Any], cards: list[str], kind: str
-    ) -> str | None:
+    def _colour_after(self, seat: int, chosen: object, cards: list[str], kind: str) -> str:
         colours = {_INFO[code][0] for code in cards} if kind != "A" else {_INFO[cards[0]][0]}
-        chosen = move.get("color")
         if "" in colours:
             if chosen not in COLOURS:
                 raise MoveError(f"seat {seat} plays {cards[0]} and must name a colour R Y G B")
@@ -606,7 +654,7 @@ class Table:
         if len(colours) == 1:
             (colour,) = colours
             if chosen is not None and chosen != colour:
-                raise MoveError(f"seat {seat} names colour {chosen!r} for a {colour} play")
+                raise MoveError(f"seat {seat} names colour {_show(chosen)} for a {colour} play")
             return colour
         if chosen not in colours:
             raise MoveError(
@@ -658,7 +706,7 @@ class Table:
     def _take(self, seat: int, count: int, move: Mapping[str, Any]) -> int:
         """Move ``count`` cards from the pile to ``seat``; return how many were taken."""
         if type(count) is not int or count < 1:
-            raise MoveError(f"draw must be a whole number >= 1, got {count!r}")
+            raise MoveError(f"draw must be a whole number >= 1, got {_show(count)}")
         if count > len(self.pile):
             raise MoveError(f"seat {seat} draws {count} but the pile holds {len(self.pile)}")
         pile = self.pile
@@ -677,7 +725,7 @@ class Table:
             if cast("int", count) > len(self.pile):
                 raise MoveError(f"seat {seat} draws {count} but the pile holds {len(self.pile)}")
             return
-        raise MoveError(f"seat {seat} must draw {owed} ({what}), drew {count!r}")
+        raise MoveError(f"seat {seat} must draw {owed} ({what}), drew {_show(count)}")
 
     def _draw(self, move: Mapping[str, Any], t: int) -> None:
         seat = self._seat(move)
@@ -718,7 +766,7 @@ class Table:
             raise MoveError(f"seat {seat} can play and may not draw (forced play)")
         wanted = self._voluntary_draw()
         if count != wanted:
-            raise MoveError(f"seat {seat} must draw {wanted}, drew {count!r}")
+            raise MoveError(f"seat {seat} must draw {wanted}, drew {_show(count)}")
         self._close_windows(seat)
         self._take(seat, count, move)
         drawn = self.hands[seat][-count:]
@@ -779,7 +827,7 @@ class Table:
         seat = self._seat(move)
         target = move["catch"]
         if type(target) is not int or not 0 <= target < self.n or target == seat:
-            raise MoveError(f"seat {seat} catches {target!r}, not another seat")
+            raise MoveError(f"seat {seat} catches {_show(target)}, not another seat")
         if target in self._catchable:
             self._catchable.discard(target)
             self.owed.append(_Owed(target, 2, skip=False))
@@ -872,7 +920,10 @@ def replay(record: Mapping[str, Any], rules: Ruleset, observe: Observer | None =
         return Verdict(ok=False, reason=fault)
     first = log.get("first", 0)
     if type(first) is not int or not 0 <= first < n:
-        return Verdict(ok=False, reason=f"first must be a seat 0 to {n - 1}, got {first!r}")
+        return Verdict(ok=False, reason=f"first must be a seat 0 to {n - 1}, got {_show(first)}")
+    extra = sorted(str(key) for key in log.keys() - _LOG_KEYS)
+    if extra:
+        return Verdict(ok=False, reason=f"the log may not hold {_show(extra[0])}")
     moves = log.get("moves")
     if type(moves) is not list:
         return Verdict(ok=False, reason="moves must be a list")
@@ -901,7 +952,7 @@ def _ending(record: Mapping[str, Any], table: Table) -> Verdict:
     if record.get("ended_by") != how:
         return Verdict(
             ok=False,
-            reason=f"the log ends by {how}, the record by {record.get('ended_by')!r}",
+            reason=f"the log ends by {how}, the record by {_show(record.get('ended_by'))}",
         )
     for seat, (entry, hand) in enumerate(zip(record["seats"], table.hands, strict=True)):
         recorded = entry.get("hand") if isinstance(entry, Mapping) else None

@@ -1,7 +1,26 @@
 """Games and their seats, as ingested from game record v1 (SPEC §3, §9)."""
 
+from typing import Any
+
 from django.db import models
 from django.utils import timezone
+
+
+class MoveLogField(models.JSONField):
+    """A JSON value stored as PostgreSQL ``json`` (the text, checked), not ``jsonb``.
+
+    A move log is written once, read whole and never searched inside; ``jsonb`` would build
+    and compress a tree of ~500 small values per game, about four times the cost of the
+    ``json`` text on the ingest path (bench stage ``replay``). psycopg reads ``json`` into
+    Python values itself, so a value may arrive decoded."""
+
+    def db_type(self, connection: Any) -> str:
+        return "json"
+
+    def from_db_value(self, value: Any, expression: Any, connection: Any) -> Any:
+        if value is None or not isinstance(value, str | bytes):
+            return value
+        return super().from_db_value(value, expression, connection)
 
 
 class Game(models.Model):
@@ -28,7 +47,8 @@ class Game(models.Model):
     ended_at = models.DateTimeField()
     ended_by = models.CharField(max_length=4, choices=EndedBy.choices)
     seat_count = models.PositiveSmallIntegerField()
-    log = models.JSONField(null=True, blank=True)
+    # The move log v1 as it replayed (SPEC §9): stored as ``json``, see MoveLogField.
+    log = MoveLogField(null=True, blank=True)
     voided = models.BooleanField(default=False)
     ingested_at = models.DateTimeField(default=timezone.now)
 

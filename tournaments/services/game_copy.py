@@ -12,6 +12,7 @@ import re
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 
+import orjson
 from django.db import connection
 
 from tournaments.models import Game, Seat
@@ -56,10 +57,19 @@ def copy_text(value: str) -> str:
     return value.translate(_ESCAPES) if _SPECIAL.search(value) else value
 
 
+def _log_text(log: object) -> str:
+    """A move log as JSON text: orjson, or the standard library for what orjson cannot
+    write (an integer beyond 64 bits)."""
+    try:
+        return orjson.dumps(log).decode()
+    except orjson.JSONEncodeError:
+        return json.dumps(log, ensure_ascii=False)
+
+
 def _game_lines(games: Sequence[CheckedGame], now: str) -> str:
     lines = []
     for game in games:
-        log = NULL if game.log is None else copy_text(json.dumps(game.log, ensure_ascii=False))
+        log = NULL if game.log is None else copy_text(_log_text(game.log))
         lines.append(
             f"{copy_text(game.record_id)}\t{game.digest}\t{game.event.pk}\t{game.mode}\t"
             f"{game.started_at.isoformat()}\t{game.ended_at.isoformat()}\t{game.ended_by}\t"

@@ -41,7 +41,8 @@ def record(rules: Ruleset, seed: int, seats: int = 4) -> dict[str, Any]:
         "ended_by": game.ended_by,
         "log": game.log,
     }
-    return json.loads(json.dumps(data))
+    copied: dict[str, Any] = json.loads(json.dumps(data))
+    return copied
 
 
 @pytest.mark.parametrize("name", list(VARIANTS))
