@@ -197,9 +197,11 @@ class Simulator(Population):
         log = None
         if self.rules is not None:
             hands, out, seconds, log = logged_game(rng, self.rules, len(seated))
+            start = moment + timedelta(seconds=rng.randint(0, 4))
         else:
-            hands, out, seconds = self._hands(rng, seated, group, skills)
-        start = moment + timedelta(seconds=rng.randint(0, 4))
+            hands, out = self._hands(rng, seated, group, skills)
+            start = moment + timedelta(seconds=rng.randint(0, 4))
+            seconds = rng.randint(60, GAME_LIMIT_SECONDS - 5) if out else GAME_LIMIT_SECONDS
         return {
             "id": record_id,
             "event": event,
@@ -233,9 +235,9 @@ class Simulator(Population):
         seated: Sequence[int],
         group: Group | None,
         skills: Sequence[float],
-    ) -> tuple[list[list[str]], bool, int]:
+    ) -> tuple[list[list[str]], bool]:
         """Hands dealt from the deck, the winner by skill (or the group's assist), the
-        feeding; with whether it ended out and its length in seconds."""
+        feeding; with whether it ended out."""
         out = rng.random() >= TIME_SHARE
         if out:
             if group is not None and rng.random() < group.assist:
@@ -255,8 +257,7 @@ class Simulator(Population):
             at += size
         if group is not None:
             self._feed(rng, group, seated, hands, cards)
-        seconds = rng.randint(60, GAME_LIMIT_SECONDS - 5) if out else GAME_LIMIT_SECONDS
-        return hands, out, seconds
+        return hands, out
 
     def _feed(
         self,

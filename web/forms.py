@@ -1,5 +1,7 @@
 """Forms of the public pages and reviewer screens: query parameters, checked."""
 
+from typing import Any
+
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
@@ -129,22 +131,125 @@ class DateTimeInput(forms.DateTimeInput):
         super().__init__(attrs=attrs, format="%Y-%m-%dT%H:%M")
 
 
+#: The rules of play a season form offers (SPEC §3): each preset, and each switch with its
+#: values, in words an organiser reads.
+PRESET_LABELS = {
+    "classic": _("经典（美泰规则）"),
+    "yiqiyounuo": _("一起优诺（网易手游）"),
+    "ubisoft": _("育碧 UNO"),
+    "wango": _("WANGO"),
+}
+SWITCH_LABELS: dict[str, tuple[Any, dict[Any, Any]]] = {
+    "deck": (
+        _("牌组"),
+        {
+            "classic": _("经典 108 张"),
+            "classic-double": _("经典双副 216 张"),
+            "happy": _("欢乐场 120 张（同色全出、反弹）"),
+            "happy-double": _("欢乐场双副 240 张"),
+        },
+    ),
+    "challenge": (_("+4 质疑"), {True: _("可质疑"), False: _("不虚张声势（不可质疑）")}),
+    "stacking": (
+        _("叠加"),
+        {
+            "none": _("不可叠加"),
+            "same": _("同类叠加（育碧）"),
+            "seeds": _("+2/+4 叠 +2，+4 只叠 +4"),
+            "forced": _("有牌必叠（一起优诺）"),
+        },
+    ),
+    "seven_zero": (_("7-0 换牌"), {True: _("开"), False: _("关")}),
+    "jump_in": (
+        _("抢牌"),
+        {
+            "none": _("不可抢牌"),
+            "identical_numbers": _("同色同数字可抢"),
+            "all": _("任意相同牌可抢"),
+        },
+    ),
+    "draw": (
+        _("摸牌"),
+        {
+            "one": _("摸 1 张，可出牌或过"),
+            "one_only": _("摸 1 张，只能出这张（WANGO）"),
+            "until_playable": _("摸到能出为止（抓到匹配）"),
+        },
+    ),
+    "forced_play": (_("强制出牌"), {True: _("开"), False: _("关")}),
+    "multi_play": (_("叠牌（一次出多张）"), {True: _("开"), False: _("关")}),
+    "last_card_number": (_("最后一张须为数字牌"), {True: _("开"), False: _("关")}),
+    "two_player_reverse": (
+        _("双人时的反转"),
+        {"skip": _("视同跳过"), "reverse": _("只改方向")},
+    ),
+    "start_card": (
+        _("首张牌"),
+        {"mattel": _("美泰：+4 重翻，功能牌生效"), "number": _("翻到数字牌为止")},
+    ),
+}
+SWITCH_NUMBERS = {
+    "hand_size": _("起手张数"),
+    "turn_seconds": _("每回合秒数"),
+    "final_minute_turn_seconds": _("最后一分钟每回合秒数"),
+    "game_seconds": _("每局时限（秒）"),
+}
+
+
+def _value_key(value: object) -> str:
+    """A switch value as a form choice: "true"/"false" for a flag, else itself."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
 class SeasonForm(forms.Form):
-    """A new season: its year, first Monday, name, weeks and the quotas of SPEC §2 (each kind:
-    national and per-province places to the event it feeds), the defaults filled in."""
+    """A new season: its year, first Monday, name, weeks, its rules of play (a preset and
+    any switch changed, SPEC §3) and the quotas of SPEC §2 (each kind: national and
+    per-province places to the event it feeds), the defaults filled in."""
 
     year = forms.IntegerField(min_value=2000, max_value=2100, label=_("年份"))
     start = forms.DateField(widget=DateInput, label=_("第一周的星期一"))
     name = forms.CharField(max_length=100, required=False, label=_("名称"))
     weeks = forms.IntegerField(min_value=1, max_value=60, initial=52, label=_("周数"))
+    preset = forms.ChoiceField(
+        choices=list(PRESET_LABELS.items()), initial="classic", label=_("规则预设")
+    )
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        keep = [("", _("按预设"))]
+        for switch, (label, values) in SWITCH_LABELS.items():
+            choices = keep + [(_value_key(value), text) for value, text in values.items()]
+            self.fields[f"rule_{switch}"] = forms.ChoiceField(
+                choices=choices, required=False, label=label
+            )
+        for switch, label in SWITCH_NUMBERS.items():
+            self.fields[f"rule_{switch}"] = forms.IntegerField(
+                min_value=1, max_value=3600, required=False, label=label
+            )
         for kind, places in default_quotas().items():
             for scope, label in (("national", _("全国名额")), ("per_province", _("各省名额"))):
                 self.fields[f"quota_{kind}_{scope}"] = forms.IntegerField(
                     min_value=0, initial=places[scope], label=label
                 )
+
+    def rule_fields(self) -> list[forms.BoundField]:
+        """The switch fields, in SPEC order, for the form's rules section."""
+        return [self[f"rule_{switch}"] for switch in (*SWITCH_LABELS, *SWITCH_NUMBERS)]
+
+    def play_ruleset(self) -> dict[str, Any]:
+        """The rules of play chosen: the preset and the switches changed from it."""
+        switches: dict[str, Any] = {}
+        for switch, (_label, values) in SWITCH_LABELS.items():
+            chosen = self.cleaned_data.get(f"rule_{switch}")
+            if chosen:
+                switches[switch] = next(v for v in values if _value_key(v) == chosen)
+        for switch in SWITCH_NUMBERS:
+            number = self.cleaned_data.get(f"rule_{switch}")
+            if number is not None:
+                switches[switch] = number
+        return {"preset": self.cleaned_data["preset"], "switches": switches}
 
     def quota_rows(self) -> list[tuple[str, forms.BoundField, forms.BoundField]]:
         """(kind, national field, per-province field) for the form's quota table."""
@@ -181,11 +286,41 @@ class EventChangeForm(forms.Form):
 
 
 class SeatRoundForm(forms.Form):
-    """Seat the next round; the draw's seed is recorded (drawn at random when left empty)."""
+    """Seat the next round; the draw's seed is recorded (drawn at random when left empty).
+    Its tables play one game (places entered) or a match to a target, scored game by game
+    from the hands (SPEC §4 "Matches at one table")."""
 
     seed = forms.IntegerField(
         min_value=0, max_value=2**63 - 1, required=False, label=_("抽签种子（留空则随机并记录）")
     )
+    format = forms.ChoiceField(
+        choices=[
+            ("game", _("单局（录入名次）")),
+            ("cumulative", _("累积法比赛（先到目标分者胜）")),
+            ("elimination", _("淘汰法比赛（到目标分者出局）")),
+        ],
+        initial="game",
+        required=False,
+        label=_("每桌赛制"),
+    )
+    target = forms.IntegerField(
+        min_value=1, max_value=100_000, initial=500, required=False, label=_("目标分")
+    )
+
+
+class TeamScheduleForm(forms.Form):
+    """Seat every round of a rotating-partners team event (SPEC §4 "Team events")."""
+
+    seed = forms.IntegerField(
+        min_value=0, max_value=2**63 - 1, required=False, label=_("抽签种子（留空则随机并记录）")
+    )
+    games_per_round = forms.IntegerField(min_value=1, max_value=20, initial=4, label=_("每轮局数"))
+
+
+class TableGameForm(forms.Form):
+    """One game of a match or partners table: each seat's hand left, as card codes."""
+
+    reason = forms.CharField(max_length=500, required=False, label=_("更正理由"))
 
 
 class InviteForm(forms.Form):

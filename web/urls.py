@@ -44,6 +44,12 @@ urlpatterns = [
         manage.table_result,
         name="manage-table-result",
     ),
+    path(
+        "manage/events/<str:code>/rounds/<int:number>/tables/<int:table>/games/",
+        manage.table_game,
+        name="manage-table-game",
+    ),
+    path("manage/events/<str:code>/team-schedule/", manage.team_schedule, name="manage-team"),
     path("manage/events/<str:code>/upload/", manage.upload, name="manage-upload"),
     path("manage/events/<str:code>/finalise/", manage.finalise, name="manage-finalise"),
     path("manage/events/<str:code>/void/", manage.void, name="manage-void"),

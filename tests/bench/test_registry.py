@@ -30,7 +30,7 @@ def _result(name: str, passed: bool) -> Result:
 def test_every_stage_module_registers_its_stage() -> None:
     for module in STAGE_MODULES:
         importlib.import_module(module)
-    assert set(STAGES) == {"ingest", "leaderboard", "audit", "titles", "read", "console"}
+    assert set(STAGES) == {"ingest", "replay", "leaderboard", "audit", "titles", "read", "console"}
 
 
 def test_an_unknown_stage_is_refused_with_the_known_ones(tmp_path: Path) -> None:

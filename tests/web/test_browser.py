@@ -99,10 +99,15 @@ def console_errors(driver: Any) -> list[str]:
     return [entry["message"] for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
 
 
-def shoot(driver: Any, name: str) -> None:
+def shoot(driver: Any, name: str, at: str | None = None) -> None:
+    """Save docs/screenshots/NAME.png from the top of the page, or with ``at`` (a CSS
+    selector) at the top of the window."""
     assert console_errors(driver) == []
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    driver.execute_script("window.scrollTo(0, 0)")
+    if at is None:
+        driver.execute_script("window.scrollTo(0, 0)")
+    else:
+        driver.execute_script("document.querySelector(arguments[0]).scrollIntoView()", at)
     assert driver.save_screenshot(str(SCREENSHOTS / f"{name}.png"))
 
 
@@ -418,6 +423,49 @@ def test_seating_and_entering_a_seated_final_from_the_console(
     driver.get(f"{live_server.url}/manage/events/{event.code}/#r1-t2")
     assert driver.execute_script("return document.documentElement.scrollWidth") <= 390
     shoot(driver, "manage-seated-mobile")
+
+
+def test_a_match_and_a_team_event_run_from_the_console(
+    site: Tour, live_server: Any, driver: Any
+) -> None:
+    from selenium.webdriver.support.ui import Select
+
+    from accounts.roles import ORGANISER
+    from tests.accounts.signin import browser_sign_in, make_staff
+    from tests.web.test_manage_matches import final
+    from tournaments.models import TableSeat
+    from tournaments.services.teams import team_schedule_create
+
+    event, (a, b, c, d) = final(site, 4)
+    organiser = make_staff("match-organiser", role=ORGANISER)
+    console = f"/manage/events/{event.code}/"
+    browser_sign_in(driver, live_server.url, organiser, next_path=console)
+    wait_for(driver, lambda d: d.current_url.endswith(console))
+    Select(css(driver, "select[name=format]")).select_by_value("cumulative")
+    target = css(driver, "input[name=target]")
+    target.clear()
+    target.send_keys("100")
+    css(driver, "input[name=seed]").send_keys("3")
+    css(driver, "form[action$='/rounds/'] button").click()
+    wait_for(driver, lambda d: "累积法 · 目标 100 分" in d.page_source)
+    for key, cards in ((b, "WD4"), (c, "GS G7"), (d, "R5")):
+        css(driver, f"#r1-t1 form.game-form input[name='hand-{key}']").send_keys(cards)
+    css(driver, "#r1-t1 form.game-form button").click()
+    wait_for(driver, lambda d: "已录入第 1 轮 1 号桌第 1 局。" in d.page_source)
+    assert css(driver, "#r1-t1 input[name=game]").get_attribute("value") == "2"
+    shoot(driver, "manage-match", at="#r1-t1")
+    viewport(driver, 390, 844, mobile=True)
+    driver.get(f"{live_server.url}{console}#r1-t1")
+    assert driver.execute_script("return document.documentElement.scrollWidth") <= 390
+    shoot(driver, "manage-match-mobile", at="#r1-t1")
+    assert not TableSeat.objects.filter(table__round__event=event, place__isnull=False).exists()
+
+    viewport(driver, 1280, 900)
+    team, _ = final(site, 4, code="2021-NT")
+    team_schedule_create(event=team, by=organiser, seed=1, games_per_round=2)
+    driver.get(f"{live_server.url}/manage/events/{team.code}/")
+    wait_for(driver, lambda d: "轮换搭档 · 每桌 2 局" in d.page_source)
+    shoot(driver, "manage-team", at="section.card:has(#r1-t1) h2")
 
 
 def test_the_live_board_moves_when_a_game_arrives(

@@ -273,7 +273,13 @@ def test_signing_in_as_an_organiser_lands_on_the_console(tour: Tour) -> None:
 
 
 def season_post(year: int, start: str, **quotas: int) -> dict[str, Any]:
-    data: dict[str, Any] = {"year": year, "start": start, "name": "", "weeks": 52}
+    data: dict[str, Any] = {
+        "year": year,
+        "start": start,
+        "name": "",
+        "weeks": 52,
+        "preset": "classic",
+    }
     for kind, places in default_quotas().items():
         for scope in ("national", "per_province"):
             data[f"quota_{kind}_{scope}"] = quotas.get(f"{kind}_{scope}", places[scope])
@@ -297,6 +303,31 @@ def test_an_organiser_creates_a_season_with_its_quotas(tour: Tour) -> None:
     assert f"已创建 2022 赛季：{season.events.count()} 项赛事。" in done.content.decode()
     assert season.events.filter(kind="weekly_qualifier").count() == 52
     assert done.redirect_chain[-1][0] == "/manage/?season=2022"
+    assert season.play_ruleset == {"preset": "classic", "switches": {}}
+
+
+def test_an_organiser_creates_a_season_with_its_rules_of_play(tour: Tour) -> None:
+    client = signed_in(ORGANISER)
+    form = client.get("/manage/seasons/new/").content.decode()
+    assert '<option value="yiqiyounuo">一起优诺（网易手游）</option>' in form
+    rules = {
+        "preset": "ubisoft",
+        "rule_seven_zero": "true",
+        "rule_challenge": "false",
+        "rule_stacking": "",
+        "rule_hand_size": "8",
+    }
+    client.post("/manage/seasons/new/", season_post(2022, "2022-01-03") | rules)
+    assert Season.objects.get(year=2022).play_ruleset == {
+        "preset": "ubisoft",
+        "switches": {"challenge": False, "seven_zero": True, "hand_size": 8},
+    }
+    bad = client.post(
+        "/manage/seasons/new/",
+        season_post(2023, "2023-01-02") | {"preset": "hearts", "rule_draw": "twice"},
+    )
+    assert set(bad.context["form"].errors) == {"preset", "rule_draw"}
+    assert not Season.objects.filter(year=2023).exists()
 
 
 def test_a_season_that_cannot_be_is_refused_with_its_reason_and_nothing_written(

@@ -6,7 +6,9 @@
   one transaction, with a summary and a rejects file to download, fix and upload again);
   finalising (a job, whose panel follows it); voiding a game with the downstream plan shown
   before it is confirmed; moving or cancelling the event; for a seated final, seating the
-  next round and entering each table's places.
+  next round (one game a table, or a match to a target) and entering each table's places,
+  or each game's hands for a match, correcting a game with a reason; for a team event,
+  seating its whole rotating-partners schedule and entering each game's hands.
 
 Organisers only (``web.access.role_required``: anonymous visitors are sent to sign in,
 other roles get 403). Every write is a POST with the CSRF token, goes through the same
@@ -33,15 +35,28 @@ from core.models import Job
 from flows.corrections import game_void, preview
 from flows.ingest import games_import
 from ratings.tasks import ratings_update_task
-from tournaments.models import Correction, Entry, Event, EventStatus, Game, SeatedTable, Upload
+from tournaments.domain.matches import MatchFormat
+from tournaments.models import (
+    Correction,
+    Entry,
+    Event,
+    EventStatus,
+    Game,
+    SeatedRound,
+    SeatedTable,
+    TableGame,
+    Upload,
+)
 from tournaments.selectors.events import event_get
-from tournaments.selectors.seated import seated_rounds
+from tournaments.selectors.seated import GameHandRow, SeatState, seated_rounds, table_games
 from tournaments.services.entries import entry_invite
 from tournaments.services.events import event_cancel, event_move
 from tournaments.services.finalise import event_finalise_check
 from tournaments.services.ingest import reject_line, results_lines
 from tournaments.services.seasons import season_create
 from tournaments.services.seated import seated_result_enter, seated_round_create
+from tournaments.services.table_games import table_game_correct, table_game_enter
+from tournaments.services.teams import team_schedule_create
 from tournaments.tasks import event_finalise_enqueue
 from web import selectors
 from web.access import role_required
@@ -51,6 +66,8 @@ from web.forms import (
     InviteForm,
     SeasonForm,
     SeatRoundForm,
+    TableGameForm,
+    TeamScheduleForm,
     UploadForm,
     VoidForm,
 )
@@ -59,6 +76,8 @@ from web.views.public import _board, _found
 
 #: Uploads and corrections listed on an event's console.
 CONSOLE_LOG = 10
+#: A match's target when the form leaves it empty: the seeds' usual first to 500 (累积法).
+DEFAULT_TARGET = 500
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,8 +117,39 @@ def dashboard(request: HttpRequest) -> HttpResponse:
     )
 
 
+@dataclass(frozen=True)
+class _GridRow:
+    """A seat of a match or partners table and, per game entered, its hand (None: the seat
+    was out of the match by then)."""
+
+    seat: SeatState
+    cells: list[GameHandRow | None]
+
+
+def _played(rounds: list[SeatedRound]) -> list[SeatedRound]:
+    """Give each table of a match or partners round its games (``table.played``) and the
+    grid of seats by games the console draws (``table.grid``)."""
+    for seated in rounds:
+        if seated.format == SeatedRound.Format.GAME:
+            continue
+        for table in seated.tables.all():
+            played = table_games(table=table)
+            by_game = [{row.player: row for row in game.hands} for game in played.games]
+            table.played = played  # type: ignore[attr-defined]
+            table.grid = [  # type: ignore[attr-defined]
+                _GridRow(seat, [hands.get(seat.player) for hands in by_game])
+                for seat in played.seats
+            ]
+    return rounds
+
+
 def _console(request: HttpRequest, event: Event, **extra: Any) -> HttpResponse:
     """The event console, with ``extra`` in its context (a refused form, a void's plan)."""
+    rounds = (
+        list(seated_rounds(event=event).order_by("-number"))
+        if event.format == Event.Format.SEATED
+        else []
+    )
     context = {
         **_board(request, event),
         "state": selectors.event_state(event),
@@ -113,11 +163,11 @@ def _console(request: HttpRequest, event: Event, **extra: Any) -> HttpResponse:
         "finalise_form": FinaliseForm(),
         "void_form": VoidForm(),
         "seat_form": SeatRoundForm(),
+        "team_form": TeamScheduleForm(),
         "invite_form": InviteForm(),
         "entries": Entry.objects.filter(event=event).count(),
-        "rounds": list(seated_rounds(event=event).order_by("-number"))
-        if event.format == Event.Format.SEATED
-        else [],
+        "rounds": _played(rounds),
+        "partners": any(seated.format == SeatedRound.Format.PARTNERS for seated in rounds),
         "change_form": EventChangeForm(
             initial={
                 "starts_at": timezone.localtime(event.starts_at),
@@ -275,7 +325,7 @@ def season_new(request: HttpRequest) -> HttpResponse:
                 start=form.cleaned_data["start"],
                 weeks=form.cleaned_data["weeks"],
                 name=form.cleaned_data["name"],
-                ruleset={"quotas": form.quotas()},
+                ruleset={"quotas": form.quotas(), "play_ruleset": form.play_ruleset()},
                 by=signed_in(request.user),
             )
         except ServiceError as exc:
@@ -327,9 +377,12 @@ def seat_round(request: HttpRequest, code: str) -> HttpResponse:
     form = SeatRoundForm(request.POST)
     if not form.is_valid():
         return _console(request, shown, seat_form=form)
+    chosen = form.cleaned_data["format"] or "game"
+    target = form.cleaned_data["target"] or DEFAULT_TARGET
+    match = None if chosen == "game" else MatchFormat(chosen, target)
     try:
         seated = seated_round_create(
-            event=shown, by=signed_in(request.user), seed=form.cleaned_data["seed"]
+            event=shown, by=signed_in(request.user), seed=form.cleaned_data["seed"], match=match
         )
     except ServiceError as exc:
         form.add_error(None, exc.message)
@@ -339,6 +392,72 @@ def seat_round(request: HttpRequest, code: str) -> HttpResponse:
         _("已排第 %(n)s 轮（抽签种子 %(seed)s）。") % {"n": seated.number, "seed": seated.seed},
     )
     return redirect("web:manage-event", code=shown.code)
+
+
+@require_POST
+@role_required(ORGANISER)
+def team_schedule(request: HttpRequest, code: str) -> HttpResponse:
+    """Seat every round of a rotating-partners event from its entries (SPEC §4)."""
+    shown = _found(event_get, code=code)
+    form = TeamScheduleForm(request.POST)
+    if not form.is_valid():
+        return _console(request, shown, team_form=form)
+    try:
+        rounds = team_schedule_create(
+            event=shown,
+            by=signed_in(request.user),
+            seed=form.cleaned_data["seed"],
+            games_per_round=form.cleaned_data["games_per_round"],
+        )
+    except ServiceError as exc:
+        form.add_error(None, exc.message)
+        return _console(request, shown, team_form=form)
+    messages.success(
+        request,
+        _("已排轮换搭档赛程：%(n)s 轮（抽签种子 %(seed)s）。")
+        % {"n": len(rounds), "seed": rounds[0].seed},
+    )
+    return redirect("web:manage-event", code=shown.code)
+
+
+def _hands(request: HttpRequest, keys: list[str]) -> dict[str, list[str]]:
+    """Each seat's hand from the form: card codes split on spaces or commas."""
+    return {key: request.POST.get(f"hand-{key}", "").replace(",", " ").split() for key in keys}
+
+
+@require_POST
+@role_required(ORGANISER)
+def table_game(request: HttpRequest, code: str, number: int, table: int) -> HttpResponse:
+    """Enter the next game of a match or partners table, or correct game ``game`` with a
+    reason: each seat's hand left, valued by the season's card table."""
+    shown = _found(event_get, code=code)
+    row = get_object_or_404(SeatedTable, round__event=shown, round__number=number, number=table)
+    keys = list(row.seats.order_by("seat").values_list("player__external_id", flat=True))
+    form = TableGameForm(request.POST)
+    form.is_valid()
+    hands = _hands(request, keys)
+    by = signed_in(request.user)
+    try:
+        game_no = int(request.POST.get("game", ""))
+        correcting = request.POST.get("correct") == "1"
+        if correcting:
+            game = get_object_or_404(TableGame, table=row, number=game_no)
+            reason = form.cleaned_data.get("reason", "")
+            table_game_correct(game=game, hands=hands, by=by, reason=reason)
+        else:
+            table_game_enter(table=row, number=game_no, hands=hands, by=by)
+    except ValueError:
+        messages.error(request, _("局号不对。"))
+    except ServiceError as exc:
+        messages.error(request, _("未能录入：%(reason)s") % {"reason": exc.message})
+    else:
+        text = (
+            _("已更正第 %(n)s 轮 %(t)s 号桌第 %(g)s 局。")
+            if correcting
+            else _("已录入第 %(n)s 轮 %(t)s 号桌第 %(g)s 局。")
+        )
+        messages.success(request, text % {"n": number, "t": table, "g": game_no})
+    return redirect(f"{reverse('web:manage-event', args=[shown.code])}#r{number}-t{table}")
 
 
 @require_POST
