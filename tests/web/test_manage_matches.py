@@ -101,6 +101,7 @@ def test_a_final_played_as_a_cumulative_match_from_the_console(tour: Tour) -> No
     )
     assert "已更正第 1 轮 1 号桌第 1 局。" in fixed.content.decode()
     correction = TableGameCorrection.objects.get()
+    assert correction.by is not None
     assert (correction.reason, correction.by.username) == ("裁判复核", "match-organiser")
     # a: 41 + 53 = 94 < 100: the match is open again, its result taken back
     assert TableSeat.objects.filter(table=table, place__isnull=False).count() == 0
