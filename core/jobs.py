@@ -7,15 +7,20 @@
 * The worker's task signals (:func:`connect`, from ``CoreConfig.ready``) record every task —
   beat's and redelivered ones included — as ``running`` when it starts (``attempts`` + 1),
   then ``succeeded`` with its return value as the outcome, or ``failed`` with the error.
+* :func:`job_progress`: a long task says how far it is (``done`` of ``total`` steps, and the
+  step's name). It is kept in the cache, not the ``Job`` row: the task's work runs in
+  transactions that a row update would wait behind or be hidden in until they commit. With
+  the cache down the figure is simply not shown; the state still is.
 """
 
 import json
 import uuid
 from typing import Any
 
-from celery import Task
+from celery import Task, current_task
 from celery.signals import task_failure, task_prerun, task_success
 from django.contrib.auth.base_user import AbstractBaseUser
+from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
 
@@ -34,6 +39,30 @@ def job_enqueue(
         return Job.objects.create(
             id=job_id, task=task.name, subject=subject, by_id=None if by is None else by.pk
         )
+
+
+#: How long a job's progress is kept after its last report.
+PROGRESS_SECONDS = 24 * 3600
+
+
+def _progress_key(job_id: object) -> str:
+    return f"job-progress:{job_id}"
+
+
+def job_progress(done: int, total: int, step: str = "") -> None:
+    """Report the running task's progress: ``done`` of ``total`` steps, now at ``step``.
+    Outside a task (a command, a test calling the service) it does nothing."""
+    request = getattr(current_task, "request", None)
+    task_id = getattr(request, "id", None)
+    if task_id:
+        figure = {"done": done, "total": total, "step": step}
+        cache.set(_progress_key(task_id), figure, timeout=PROGRESS_SECONDS)
+
+
+def job_progress_of(job: Job) -> dict[str, Any] | None:
+    """The last progress a job reported (``done``, ``total``, ``step``), or None."""
+    figure = cache.get(_progress_key(job.id))
+    return figure if isinstance(figure, dict) else None
 
 
 def _outcome(value: Any) -> Any:

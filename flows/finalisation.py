@@ -26,6 +26,7 @@ from django.utils import timezone
 
 from accounts.models import Player, User
 from core.errors import ServiceError
+from core.jobs import job_progress
 from integrity.tasks import audit_event_enqueue
 from titles.services import achievement_record, achievement_withdraw
 from tournaments.models import Event, EventStatus
@@ -115,7 +116,9 @@ def events_auto_finalise(*, now: datetime | None = None) -> list[str]:
         ends_at__lt=moment - settings.TOUR_AUTO_FINALISE_GRACE,
     ).order_by("ends_at", "starts_at", "pk")
     finalised: list[str] = []
-    for event in closed:
+    due = list(closed)
+    for done, event in enumerate(due):
+        job_progress(done, len(due), event.code)
         try:
             result = event_finalise(event=event, by=None, now=moment)
         except ServiceError as exc:  # a refusal (ConflictError: a feeder not finalised)

@@ -7,7 +7,7 @@ import pytest
 from celery import shared_task
 
 from core.errors import UnavailableError
-from core.jobs import job_enqueue
+from core.jobs import job_enqueue, job_progress, job_progress_of
 from core.models import Job
 from core.tasks import ping
 
@@ -64,3 +64,34 @@ def test_a_job_the_broker_refuses_leaves_no_row(monkeypatch: pytest.MonkeyPatch)
     with pytest.raises(UnavailableError):
         job_enqueue(ping, subject="drill")
     assert Job.objects.count() == 0
+
+
+@shared_task(name="tests.jobs.halfway")
+def halfway(job_id: str) -> dict[str, Any] | None:
+    """Report progress, then read it back as the job's panel would while it runs."""
+    job_progress(2, 5, "coseating")
+    return job_progress_of(Job.objects.get(pk=job_id))
+
+
+def test_a_running_job_reports_its_progress_to_its_panel_and_api(
+    organiser: Any, organiser_api: Any, empty_cache: None
+) -> None:
+    from tests.accounts.signin import client_sign_in
+
+    job = Job.objects.create(task="tests.jobs.halfway", subject="drill", by=organiser)
+    seen = halfway.apply(args=[str(job.pk)], task_id=str(job.pk)).get()
+    assert seen == {"done": 2, "total": 5, "step": "coseating"}
+    Job.objects.filter(pk=job.pk).update(state=Job.State.RUNNING)  # as while it ran
+    answer = organiser_api.get(f"/api/jobs/{job.pk}/").json()
+    assert answer["progress"] == {"done": 2, "total": 5, "step": "coseating"}
+    from django.test import Client
+
+    panel = client_sign_in(Client(), organiser).get(f"/manage/jobs/{job.pk}/").content.decode()
+    assert '<progress max="5" value="2"' in panel
+    assert "2 / 5 · coseating" in panel
+
+
+def test_progress_outside_a_task_is_not_recorded(empty_cache: None) -> None:
+    job = Job.objects.create(task="tests.jobs.none")
+    job_progress(1, 2, "x")  # no task is running: nowhere to report
+    assert job_progress_of(job) is None

@@ -9,7 +9,8 @@ seats' sessions (IP, device, client) nor integrity evidence.
 
 Every function runs a fixed number of queries whatever the number of rows, except those
 that rank rows one by one (ranks are read from the index, not stored): ``leaderboard_search``
-(at most ``SEARCH_LIMIT`` matches) and ``player_events`` (at most ``PLAYER_EVENTS_SHOWN``).
+(at most ``SEARCH_LIMIT`` matches) and ``player_events`` (at most ``PLAYER_EVENTS_SHOWN``),
+and ``with_table_games`` (a few a table, for the match and partners tables of a live final).
 """
 
 from collections.abc import Sequence
@@ -23,9 +24,10 @@ from accounts.models import Player
 from core.clock import tour_today
 from integrity.models import Case
 from titles.models import ChangeKind, PlayerTitle, Revocation, TermState, TitleChange, TitleTerm
-from tournaments.models import Event, EventStatus, Game, Season, Standing, TableSeat
+from tournaments.models import Event, EventStatus, Game, Season, SeatedRound, Standing, TableSeat
 from tournaments.selectors.events import event_list, window_is_open
 from tournaments.selectors.leaderboard import LeaderboardRow, leaderboard_player, live_ranks
+from tournaments.selectors.seated import GameHandRow, SeatState, table_games
 
 #: Name matches ranked on a leaderboard search (each costs one count on the rank index).
 SEARCH_LIMIT = 10
@@ -362,3 +364,29 @@ def cases_open() -> QuerySet[Case]:
         .prefetch_related(Prefetch("players", queryset=Player.objects.order_by("external_id")))
         .order_by("-score", "id")
     )
+
+
+@dataclass(frozen=True)
+class GridRow:
+    """A seat of a match or partners table and, per game entered, its hand (None: the seat
+    was out of the match by then)."""
+
+    seat: SeatState
+    cells: list[GameHandRow | None]
+
+
+def with_table_games(rounds: list[SeatedRound]) -> list[SeatedRound]:
+    """Give each table of a match or partners round its games (``table.played``) and the
+    grid of seats by games the console draws (``table.grid``)."""
+    for seated in rounds:
+        if seated.format == SeatedRound.Format.GAME:
+            continue
+        for table in seated.tables.all():
+            played = table_games(table=table)
+            by_game = [{row.player: row for row in game.hands} for game in played.games]
+            table.played = played  # type: ignore[attr-defined]
+            table.grid = [  # type: ignore[attr-defined]
+                GridRow(seat, [hands.get(seat.player) for hands in by_game])
+                for seat in played.seats
+            ]
+    return rounds

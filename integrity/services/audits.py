@@ -58,6 +58,7 @@ from accounts.models import Player
 from core import collector
 from core.domain.clock import TOUR_TZ
 from core.errors import ServiceError
+from core.jobs import job_progress
 from integrity.conf import audit_params
 from integrity.domain.audit import (
     AuditOutcome,
@@ -241,6 +242,11 @@ def _count_alongside(
         connection.close()
 
 
+#: The steps an audit reports to its job's panel: players, load, boosting, co-seating (with
+#: shared sessions), point flow.
+AUDIT_STEPS = 5
+
+
 def _audit_in_sql(
     window: Mapping[str, Any], params: AuditParams, alongside: ThreadPoolExecutor | None
 ) -> AuditOutcome:
@@ -262,6 +268,7 @@ def _audit_in_sql(
             raise
         activity.set_result(players.activity)
         seconds["players"] = time.perf_counter() - started
+        job_progress(1, AUDIT_STEPS, "players")
         if counting is None:
             counting = finished(_count_in_sql(window, params, activity))
 
@@ -269,12 +276,15 @@ def _audit_in_sql(
         with closing(seats_of(players.boosting, players.lone, **window)) as rows:
             residuals, sessions = seat_residuals(rows, players.skill)
         seconds["load"] = time.perf_counter() - started
+        job_progress(2, AUDIT_STEPS, "load")
         started = time.perf_counter()
         boosting = boosting_of(residuals, sessions, params)
         seconds["boosting"] = time.perf_counter() - started
         del residuals, sessions
+        job_progress(3, AUDIT_STEPS, "boosting")
 
         counted = counting.result()
+        job_progress(4, AUDIT_STEPS, "coseating")
         seconds.update(counted.seconds)
         started = time.perf_counter()
         if counted.feeders is None:
@@ -285,6 +295,7 @@ def _audit_in_sql(
             tables, _ = observations(rows)
         pointflow = detect_pointflow(tables, q=params.q, min_shared_wins=params.min_shared_wins)
         seconds["pointflow"] = time.perf_counter() - started
+        job_progress(5, AUDIT_STEPS, "pointflow")
 
         found = Found(counted.coseating, pointflow, counted.sessions, boosting)
         return outcome(

@@ -402,10 +402,13 @@ def test_the_organiser_uploads_finalises_and_voids_from_the_console(
 def test_seating_and_entering_a_seated_final_from_the_console(
     site: Tour, live_server: Any, driver: Any
 ) -> None:
+    from selenium.webdriver.support.ui import Select
+
     from accounts.roles import ORGANISER
     from tests.accounts.signin import browser_sign_in, make_staff
     from tests.web.tour import seated_final
     from tournaments.models import SeatedTable
+    from tournaments.services.seated import seated_result_enter, seated_round_create
 
     event = seated_final(site, players=16)
     organiser = make_staff("seated-organiser", role=ORGANISER)
@@ -423,6 +426,40 @@ def test_seating_and_entering_a_seated_final_from_the_console(
     driver.get(f"{live_server.url}/manage/events/{event.code}/#r1-t2")
     assert driver.execute_script("return document.documentElement.scrollWidth") <= 390
     shoot(driver, "manage-seated-mobile")
+    viewport(driver, 1280, 900)
+
+    # the rest of round 1 and round 2 by the services; round 3 a match to 500 from the console
+    def places(number: int) -> None:
+        for other in SeatedTable.objects.filter(round__event=event, round__number=number):
+            if other.result_entered_at is None:
+                seats = other.seats.order_by("seat").values_list("player__external_id", flat=True)
+                ranks = {key: i for i, key in enumerate(seats, start=1)}
+                seated_result_enter(table=other, places=ranks, by=organiser)
+
+    places(1)
+    seated_round_create(event=event, by=organiser, seed=2)
+    places(2)
+    driver.get(f"{live_server.url}/manage/events/{event.code}/")
+    Select(css(driver, "select[name=format]")).select_by_value("cumulative")
+    css(driver, "form[action$='/rounds/'] button").click()
+    wait_for(driver, lambda d: "累积法 · 目标 500 分" in d.page_source)
+    big = ["", "W W W W", "WD4 WD4 WD4 WD4", "RS RS RR RR RD2"]  # the first seat takes 500
+    final_table = SeatedTable.objects.get(round__event=event, round__number=3, number=1)
+    keys = list(final_table.seats.order_by("seat").values_list("player__external_id", flat=True))
+    for key, cards in zip(keys, big, strict=True):
+        if cards:
+            css(driver, f"#r3-t1 form.game-form input[name='hand-{key}']").send_keys(cards)
+    css(driver, "#r3-t1 form.game-form button").click()
+    wait_for(driver, lambda d: "已录入第 3 轮 1 号桌第 1 局。" in d.page_source)
+    # the others total 0; by fewer hand points: 100, then 200 and 200 sharing third
+    assert [s.place for s in final_table.seats.order_by("seat")] == [1, 3, 3, 2]
+
+    driver.get(f"{live_server.url}/events/{event.code}/tables/")
+    css(driver, "input[name=q]").send_keys(keys[0])
+    css(driver, "form.search button").click()
+    wait_for(driver, lambda d: "第 3 轮 · 1 号桌 · 1 号座" in d.page_source)
+    assert "累计 500" in css(driver, "#r3-t1").text
+    shoot(driver, "event-tables-match", at="#r3")
 
 
 def test_a_match_and_a_team_event_run_from_the_console(

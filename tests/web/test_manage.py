@@ -18,7 +18,18 @@ from core.models import Job
 from tests.accounts.signin import client_sign_in, make_staff
 from tests.tournaments.conftest import make_record
 from tests.web.tour import Tour
-from tournaments.models import Correction, Entry, Event, Game, Season, Seat, Standing, Upload
+from tournaments.models import (
+    Correction,
+    Entry,
+    Event,
+    Game,
+    Season,
+    Seat,
+    SeatedRound,
+    Standing,
+    TableGame,
+    Upload,
+)
 from tournaments.models.events import default_quotas
 
 pytestmark = pytest.mark.django_db
@@ -85,6 +96,10 @@ def test_only_organisers_open_the_console_and_refused_forms_write_nothing(
         f"/manage/events/{OPEN}/change/": {"action": "cancel", "reason": "x"},
         f"/manage/events/{tour.live.code}/entries/": {"players": "p0000001", "reason": "x"},
         "/manage/seasons/new/": season_post(2022, "2022-01-03"),
+        f"/manage/events/{OPEN}/rounds/": {"seed": "1", "format": "cumulative", "target": "500"},
+        f"/manage/events/{OPEN}/rounds/1/tables/1/": {"place-p0000001": "1"},
+        f"/manage/events/{OPEN}/rounds/1/tables/1/games/": {"game": "1", "hand-p0000001": ""},
+        f"/manage/events/{OPEN}/team-schedule/": {"seed": "1", "games_per_round": "4"},
         f"/manage/events/{tour.live.code}/void/": {
             "game": game.record_id,
             "reason": "x",
@@ -100,6 +115,8 @@ def test_only_organisers_open_the_console_and_refused_forms_write_nothing(
     assert not Entry.objects.filter(event=tour.live, reason="x").exists()
     assert not Game.objects.get(pk=game.pk).voided
     assert Correction.objects.count() == 0
+    assert not SeatedRound.objects.exists()
+    assert not TableGame.objects.exists()
 
 
 def test_the_dashboard_shows_every_event_and_what_needs_the_organiser(tour: Tour) -> None:

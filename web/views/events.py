@@ -63,7 +63,7 @@ def tables(request: HttpRequest, code: str) -> HttpResponse:
     query = form.cleaned_data["q"].strip() if form.is_valid() else ""
     context = {
         "event": event,
-        "rounds": list(seated_rounds(event=event).order_by("-number")),
+        "rounds": selectors.with_table_games(list(seated_rounds(event=event).order_by("-number"))),
         "query": query,
         "found": selectors.seat_find(event=event, query=query),
         "live": selectors.event_is_live(event),

@@ -31,6 +31,7 @@ from django.views.decorators.http import require_POST
 from accounts.models import Player
 from accounts.roles import ORGANISER, signed_in
 from core.errors import ServiceError
+from core.jobs import job_progress_of
 from core.models import Job
 from flows.corrections import game_void, preview
 from flows.ingest import games_import
@@ -48,7 +49,7 @@ from tournaments.models import (
     Upload,
 )
 from tournaments.selectors.events import event_get
-from tournaments.selectors.seated import GameHandRow, SeatState, seated_rounds, table_games
+from tournaments.selectors.seated import seated_rounds
 from tournaments.services.entries import entry_invite
 from tournaments.services.events import event_cancel, event_move
 from tournaments.services.finalise import event_finalise_check
@@ -117,32 +118,6 @@ def dashboard(request: HttpRequest) -> HttpResponse:
     )
 
 
-@dataclass(frozen=True)
-class _GridRow:
-    """A seat of a match or partners table and, per game entered, its hand (None: the seat
-    was out of the match by then)."""
-
-    seat: SeatState
-    cells: list[GameHandRow | None]
-
-
-def _played(rounds: list[SeatedRound]) -> list[SeatedRound]:
-    """Give each table of a match or partners round its games (``table.played``) and the
-    grid of seats by games the console draws (``table.grid``)."""
-    for seated in rounds:
-        if seated.format == SeatedRound.Format.GAME:
-            continue
-        for table in seated.tables.all():
-            played = table_games(table=table)
-            by_game = [{row.player: row for row in game.hands} for game in played.games]
-            table.played = played  # type: ignore[attr-defined]
-            table.grid = [  # type: ignore[attr-defined]
-                _GridRow(seat, [hands.get(seat.player) for hands in by_game])
-                for seat in played.seats
-            ]
-    return rounds
-
-
 def _console(request: HttpRequest, event: Event, **extra: Any) -> HttpResponse:
     """The event console, with ``extra`` in its context (a refused form, a void's plan)."""
     rounds = (
@@ -166,7 +141,7 @@ def _console(request: HttpRequest, event: Event, **extra: Any) -> HttpResponse:
         "team_form": TeamScheduleForm(),
         "invite_form": InviteForm(),
         "entries": Entry.objects.filter(event=event).count(),
-        "rounds": _played(rounds),
+        "rounds": selectors.with_table_games(rounds),
         "partners": any(seated.format == SeatedRound.Format.PARTNERS for seated in rounds),
         "change_form": EventChangeForm(
             initial={
@@ -284,7 +259,10 @@ def finalise(request: HttpRequest, code: str) -> HttpResponse:
 @role_required(ORGANISER)
 def job(request: HttpRequest, pk: UUID) -> HttpResponse:
     """A job's panel (htmx polls it every 2 s until the job has finished)."""
-    return render(request, "web/manage/_job.html", {"job": get_object_or_404(Job, pk=pk)})
+    shown = get_object_or_404(Job, pk=pk)
+    return render(
+        request, "web/manage/_job.html", {"job": shown, "progress": job_progress_of(shown)}
+    )
 
 
 @require_POST
