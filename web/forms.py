@@ -7,7 +7,7 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts.provinces import PROVINCE_CHOICES
 from tournaments.models.events import default_quotas
-from web.templatetags.tour import EVENT_STATE_LABELS
+from web.templatetags.tour import EVENT_STATE_LABELS, kind_label
 
 #: The registry's lists (SPEC §6): current holders, by title, and the history.
 REGISTRY_VIEWS = [
@@ -231,7 +231,10 @@ class SeasonForm(forms.Form):
         for kind, places in default_quotas().items():
             for scope, label in (("national", _("全国名额")), ("per_province", _("各省名额"))):
                 self.fields[f"quota_{kind}_{scope}"] = forms.IntegerField(
-                    min_value=0, initial=places[scope], label=label
+                    min_value=0,
+                    initial=places[scope],
+                    label=label,
+                    widget=forms.NumberInput(attrs={"aria-label": f"{kind_label(kind)} {label}"}),
                 )
 
     def rule_fields(self) -> list[forms.BoundField]:

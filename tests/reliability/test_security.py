@@ -197,6 +197,8 @@ def test_every_post_form_refuses_a_request_without_the_csrf_token(seeded: Seeded
         "web:manage-seat-round": [seeded.params["seated"]],
         "web:manage-invite": [seeded.params["seated"]],
         "web:manage-table-result": [seeded.params["seated"], 1, 1],
+        "web:manage-table-game": [seeded.params["seated"], 1, 1],
+        "web:manage-team": [seeded.params["seated"]],
     }
     password = {"username": "matrix-admin", "password": "pw-for-tests-only"}
     new_password = {"new_password1": "a-new-pw-for-tests", "new_password2": "a-new-pw-for-tests"}
@@ -217,6 +219,8 @@ def test_every_post_form_refuses_a_request_without_the_csrf_token(seeded: Seeded
         "web:manage-seat-round": {"seed": "1"},
         "web:manage-invite": {"players": "p0000009", "reason": "x"},
         "web:manage-table-result": {},
+        "web:manage-table-game": {"game": "1"},
+        "web:manage-team": {"seed": "1", "games_per_round": "4"},
     }
     routes = sorted({name for _, name, _ in forms} | {"admin:login"})
     assert routes == sorted(data)

@@ -529,3 +529,91 @@ def test_the_live_board_moves_when_a_game_arrives(
     after = {e.text for e in css_all(driver, "#board td.player .pid")}
     assert set(newcomers) <= after
     assert driver.current_url.endswith(f"/events/{OPEN}/")  # the same page, refreshed in place
+
+
+AXE = Path(__file__).parent / "vendor" / "axe-core" / "axe.min.js"
+#: axe-core's impacts that fail a page (WCAG 2.2 AA rules and axe's best practices).
+BLOCKING = ("serious", "critical")
+
+
+def axe_violations(driver: Any) -> list[dict[str, Any]]:
+    """Run axe-core (tests/web/vendor, from npm by bin/vendor) on the page: its violations,
+    each with its rule, impact, help text and the first elements it names."""
+    driver.execute_script(AXE.read_text(encoding="utf-8"))
+    found: list[dict[str, Any]] = driver.execute_async_script(
+        """
+        const done = arguments[arguments.length - 1];
+        axe.run(document, {resultTypes: ["violations"]}).then(result => done(
+            result.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
+                nodes: v.nodes.slice(0, 3).map(n => n.target.join(" "))}))
+        )).catch(error => done([{id: "axe-error", impact: "critical", help: String(error),
+            nodes: []}]));
+        """
+    )
+    return found
+
+
+def test_every_page_has_no_serious_accessibility_violation(
+    site: Tour, live_server: Any, driver: Any
+) -> None:
+    """axe-core on every public, staff and console page, in both languages and on a phone;
+    the count per page is printed (CI's log), and a serious or critical one fails."""
+    from accounts.roles import ORGANISER, REVIEWER
+    from tests.accounts.signin import browser_sign_in, make_staff
+    from tests.web.tour import seated_final
+
+    seated = seated_final(site, players=8)
+    player = site.players["p0000001"]
+    public = [
+        "/",
+        "/seasons/2021/",
+        "/events/",
+        f"/events/{site.live.code}/",
+        f"/events/{site.monthly.code}/",
+        f"/events/{seated.code}/tables/?q=p0000001",
+        "/players/?q=p00",
+        f"/players/{player.external_id}/",
+        f"/players/{player.external_id}/titles/",
+        "/masters/",
+        "/verify/",
+        "/signin/",
+        "/events/no-such-event/",
+    ]
+    pages = [*public, *(f"/en{path}" for path in public)]
+    counts: dict[str, int] = {}
+    failing: dict[str, list[dict[str, Any]]] = {}
+
+    def check(path: str, label: str | None = None) -> None:
+        driver.get(f"{live_server.url}{path}")
+        found = axe_violations(driver)
+        blocking = [v for v in found if v["impact"] in BLOCKING]
+        counts[label or path] = len(blocking)
+        if blocking:
+            failing[label or path] = blocking
+
+    for path in pages:
+        check(path)
+    viewport(driver, 390, 844, mobile=True)
+    for path in public[:6]:
+        check(path, f"{path} (390 px)")
+    viewport(driver, 1280, 900)
+
+    organiser = make_staff("axe-organiser", role=ORGANISER)
+    browser_sign_in(driver, live_server.url, organiser)
+    for path in (
+        "/manage/",
+        f"/manage/events/{site.live.code}/",
+        f"/manage/events/{seated.code}/",
+        "/manage/seasons/new/",
+    ):
+        check(path)
+    driver.delete_all_cookies()
+    reviewer = make_staff("axe-reviewer", role=REVIEWER)
+    browser_sign_in(driver, live_server.url, reviewer)
+    check("/review/")
+
+    for page, count in counts.items():
+        print(f"[a11y] {page}: {count} serious or critical")  # noqa: T201 - CI's log
+        for violation in failing.get(page, []):
+            print(f"[a11y]   {violation}")  # noqa: T201
+    assert failing == {}
