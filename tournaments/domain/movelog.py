@@ -67,6 +67,7 @@ silent; docs/decisions.md "Rules of play"):
 
 from __future__ import annotations
 
+import math
 import reprlib
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -192,11 +193,15 @@ class Table:
         "_challengeable",
         "_called",
         "_drew",
+        "_final_minute_from",
+        "_final_minute_ms",
         "_final_owed",
+        "_game_ms",
         "_guilty",
         "_last_t",
         "_started",
         "_top_by",
+        "_turn_ms",
         "_until",
         "colour",
         "direction",
@@ -241,6 +246,17 @@ class Table:
         self._catchable: set[int] = set()
         self._called: set[int] = set()
         self._last_t = 0
+        # The time limits in milliseconds (SPEC §3): the game's (infinite when none), the
+        # turn's, and from when the last minute's shorter turn applies.
+        game, turn = rules.game_seconds, rules.turn_seconds
+        last_minute = rules.final_minute_turn_seconds
+        self._game_ms: float = math.inf if game is None else game * 1000
+        self._turn_ms = None if turn is None else turn * 1000
+        self._final_minute_from: float = math.inf
+        self._final_minute_ms = self._turn_ms or 0
+        if game is not None and last_minute is not None:
+            self._final_minute_from = (game - 60) * 1000
+            self._final_minute_ms = last_minute * 1000
 
     # -- what a seat may do ------------------------------------------------------------
 
@@ -404,29 +420,28 @@ class Table:
             raise MoveError(f"auto must be true or false, got {_show(auto)}")
         if action in ("uno", "pass", "challenge") and move[action] is not True:
             raise MoveError(f"{action} must be true, got {_show(move[action])}")
-        limit = self.rules.game_seconds
-        if "end" in move:
+        if action == "end":
             self._end(move, t)
-        elif limit is not None and t > limit * 1000:
-            raise MoveError(f"t {t} is after the game limit of {limit} s")
+        elif t > self._game_ms:
+            raise MoveError(f"t {t} is after the game limit of {self.rules.game_seconds} s")
         elif self.ended is not None:
-            if self._final_owed and "draw" in move:
+            if self._final_owed and action == "draw":
                 self._final_draw(move)
             else:
                 raise MoveError(f"the game is over (seat {self.out} went out)")
-        elif "play" in move:
+        elif action == "play":
             self._play(move, t)
-        elif "draw" in move:
+        elif action == "draw":
             self._draw(move, t)
-        elif "pass" in move:
+        elif action == "pass":
             self._pass(move, t)
-        elif "uno" in move:
+        elif action == "uno":
             self._uno(move)
-        elif "catch" in move:
+        elif action == "catch":
             self._catch(move)
-        elif "challenge" in move:
+        elif action == "challenge":
             self._challenge(move, t)
-        elif "flip" in move:
+        elif action == "flip":
             self._flip(move)
         else:
             self._reshuffle(move)
@@ -442,17 +457,15 @@ class Table:
 
     def _timed(self, move: Mapping[str, Any], t: int) -> None:
         """Check the turn timer of a move by the player whose turn it is."""
-        seconds = self.rules.turn_seconds
-        if seconds is None or move.get("auto") is True:
+        limit = self._turn_ms
+        if limit is None or move.get("auto") is True:
             return
-        game = self.rules.game_seconds
-        last_minute = self.rules.final_minute_turn_seconds
-        if last_minute is not None and game is not None and t >= (game - 60) * 1000:
-            seconds = last_minute
-        if t - self._last_t > seconds * 1000:
+        if t >= self._final_minute_from:
+            limit = self._final_minute_ms
+        if t - self._last_t > limit:
             raise MoveError(
                 f"seat {move['seat']} acts {t - self._last_t} ms after the move before, "
-                f"over the {seconds} s turn limit, and the move is not marked auto"
+                f"over the {limit // 1000} s turn limit, and the move is not marked auto"
             )
 
     def _next(self, seat: int, steps: int = 1) -> int:
