@@ -5,7 +5,9 @@ cheaters' feeding; every game a record v1 (SPEC §9). Deterministic in the seed.
 
 With ``rules`` every game is played out by the engine's bots instead
 (``tournaments.simulation.logged_game``) and carries its move log v1; hands, winner and
-length are then the game's, and the groups' feeding (which edits the hands) is off.
+length are then the game's, and the groups' feeding (which edits the hands) is off: a
+group's bots soft-play instead: a colluding pair's members, and a farm's accounts (one
+person's), never punish each other.
 """
 
 import math
@@ -19,6 +21,7 @@ from core.domain.clock import TOUR_TZ
 from integrity.simulation_population import Cheating, Group, Population, Realism
 from tournaments.domain.calendar import event_code_for_week
 from tournaments.domain.cards import CLASSIC
+from tournaments.domain.engine import Bot
 from tournaments.domain.rules import Ruleset
 from tournaments.simulation import logged_game
 
@@ -196,7 +199,9 @@ class Simulator(Population):
         skills = [s for _, _, s in sessions]
         log = None
         if self.rules is not None:
-            hands, out, seconds, log = logged_game(rng, self.rules, len(seated))
+            hands, out, seconds, log = logged_game(
+                rng, self.rules, len(seated), _bots(seated, group)
+            )
             start = moment + timedelta(seconds=rng.randint(0, 4))
         else:
             hands, out = self._hands(rng, seated, group, skills)
@@ -285,3 +290,10 @@ class Simulator(Population):
                 for code in extra:
                     spare.remove(code)
                 hands[k].extend(extra)
+
+
+def _bots(seated: Sequence[int], group: Group | None) -> list[Bot]:
+    """The bots of a logged game: the members of a group at the table spare each other."""
+    members = () if group is None else group.members
+    partners = frozenset(k for k, i in enumerate(seated) if i in members)
+    return [Bot(soft_on=partners - {k}) if k in partners else Bot() for k in range(len(seated))]

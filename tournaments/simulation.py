@@ -39,7 +39,7 @@ from accounts.provinces import PROVINCES
 from core.domain.clock import TOUR_TZ
 from tournaments.domain.calendar import DAILY_HOURS
 from tournaments.domain.cards import CLASSIC, CardTable
-from tournaments.domain.engine import play_game
+from tournaments.domain.engine import Bot, play_game
 from tournaments.domain.rules import Ruleset
 
 ROUNDS_PER_HOUR = 19
@@ -266,9 +266,10 @@ def _record(
 
 
 def logged_game(
-    rng: random.Random, rules: Ruleset, seats: int
+    rng: random.Random, rules: Ruleset, seats: int, bots: Sequence[Bot] | None = None
 ) -> tuple[list[list[str]], bool, int, dict[str, Any]]:
-    """One game played by the engine: (hands, ended out, whole seconds, move log v1)."""
-    game = play_game(rules, random.Random(rng.getrandbits(64)), seats=seats)  # noqa: S311
+    """One game played by the engine's ``bots`` (default: honest ones): (hands, ended out,
+    whole seconds, move log v1)."""
+    game = play_game(rules, random.Random(rng.getrandbits(64)), seats=seats, bots=bots)  # noqa: S311
     seconds = max(1, -(-game.duration_ms // 1000))
     return game.hands, game.ended_by == "out", seconds, game.log

@@ -7,7 +7,9 @@ ok by construction of the rules, and a log that did not would fail the engine at
 
 The bots play plausibly, not well, and make the mistakes the rules price: they forget to
 call UNO, catch others, call UNO or catch wrongly now and then, challenge a +4 and bluff one,
-jump in, stack and bounce, and let the turn timer run out (``auto``). Everything comes from
+jump in, stack and bounce, and let the turn timer run out (``auto``). They usually punish a
+threatening next player when they can; a colluding bot spares its partners (``soft_on``),
+the soft play ``integrity.domain.softplay`` looks for. Everything comes from
 the ``random.Random`` given, so a seed gives the same game.
 """
 
@@ -19,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from tournaments.domain.chances import PUNISHING, THREAT_CARDS
 from tournaments.domain.movelog import COLOURS, Table, card_colour, card_kind
 from tournaments.domain.rules import Ruleset
 
@@ -42,6 +45,10 @@ class Bot:
     multi: float = 0.6
     play_drawn: float = 0.85
     time_out: float = 0.02
+    #: How often it punishes a threatening next player when it can (+2, skip, reverse, +4).
+    punish: float = 0.75
+    #: The seats it spares (soft play: a colluder never punishes its partner).
+    soft_on: frozenset[int] = frozenset()
 
     def colour(self, hand: Sequence[str], rng: random.Random) -> str:
         """The colour it names: the one it holds most of (ties and none: at random)."""
@@ -63,6 +70,16 @@ class Bot:
                 return self._dress(table, seat, rng.choice(plays), rng)
             return draws[0]
         drew = any("pass" in move for move in others)
+        target = table.next_seat(seat)
+        if plays and len(table.hands[target]) <= THREAT_CARDS:
+            punishers = [m for m in plays if card_kind(_first(m)) in PUNISHING]
+            if punishers and target in self.soft_on:
+                plays = [m for m in plays if m not in punishers]
+                if not plays and others:
+                    return others[0]  # it would rather draw (or pass) than punish
+                plays = plays or punishers
+            elif punishers and rng.random() < self.punish:
+                plays = punishers
         if plays and (not drew or not others or rng.random() < self.play_drawn):
             tame = [m for m in plays if card_kind(_first(m)) != "WD4"]
             pick = rng.choice(tame if tame and rng.random() > self.bluff else plays)

@@ -266,6 +266,15 @@ class Table:
         return self._started
 
     @property
+    def has_drawn(self) -> bool:
+        """Whether the player whose turn it is has drawn on this turn already."""
+        return self._drew is not None
+
+    def next_seat(self, seat: int) -> int:
+        """The seat after ``seat`` in the current direction of play."""
+        return (seat + self.direction) % self.n
+
+    @property
     def final_owed(self) -> int:
         """The cards the next player still owes after a last card that was a +2 or +4."""
         return self._final_owed

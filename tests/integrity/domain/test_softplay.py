@@ -1,0 +1,97 @@
+"""Soft play (issue 28): integrity/domain/softplay.py on chances read from engine-played
+logs by tournaments/domain/chances.py."""
+
+import math
+import random
+from collections import Counter
+
+import pytest
+
+from integrity.domain.softplay import Chance, detect_softplay, log_fisher_lower
+from tournaments.domain.chances import chances_of
+from tournaments.domain.engine import Bot, play_game
+from tournaments.domain.rules import PRESETS
+
+CLASSIC = PRESETS["classic"]
+
+
+def test_the_fisher_lower_tail_is_exact() -> None:
+    # 5 chances against the target drawn from 10, of which 5 were punishments; none punished
+    assert math.exp(log_fisher_lower(0, 5, 5, 10)) == pytest.approx(1 / 252, rel=1e-12)
+    # P(X <= 1) = (C(5,0)C(5,5) + C(5,1)C(5,4)) / C(10,5) = 26 / 252
+    assert math.exp(log_fisher_lower(1, 5, 5, 10)) == pytest.approx(26 / 252, rel=1e-12)
+    assert log_fisher_lower(5, 5, 5, 10) == 0.0
+    # six chances from ten with only five spared: at least one was punished
+    assert log_fisher_lower(0, 6, 5, 10) == -math.inf
+
+
+def chances(actor: str, target: str, punished: int, of: int) -> list[Chance]:
+    return [(actor, target, i < punished) for i in range(of)]
+
+
+def test_an_actor_sparing_one_target_is_flagged_and_an_even_one_is_not() -> None:
+    found = detect_softplay(
+        chances("a", "b", 0, 12)
+        + chances("a", "c", 30, 40)
+        + chances("d", "b", 9, 12)
+        + chances("d", "c", 30, 40),
+        q=0.01,
+    )
+    assert found.family_size == 4
+    assert [(f.actor, f.target, f.chances, f.punished, f.punished_others) for f in found.flags] == [
+        ("a", "b", 12, 0, 30)
+    ]
+    flag = found.flags[0]
+    assert flag.p == pytest.approx(math.exp(log_fisher_lower(0, 12, 30, 52)), rel=1e-9)
+    assert flag.q <= 0.01
+
+
+def test_pairs_with_too_few_chances_are_not_tested() -> None:
+    found = detect_softplay(chances("a", "b", 0, 4) + chances("a", "c", 40, 40), min_chances=5)
+    assert (found.family_size, found.flags) == (1, ())
+
+
+def logged_week(
+    soft: bool, games: int, seed: int
+) -> tuple[list[tuple[str, str, bool]], Counter[str]]:
+    """Engine games among 16 players; with ``soft``, p00 spares p01 and p01 spares p00.
+    The pair sits together in about a third of p00's games."""
+    rng = random.Random(seed)
+    names = [f"p{i:02d}" for i in range(16)]
+    found: list[tuple[str, str, bool]] = []
+    tables: Counter[str] = Counter()
+    for _ in range(games):
+        table = rng.sample(names[2:], 2)
+        if rng.random() < 0.35:
+            table += ["p00", "p01"]
+        else:
+            table += rng.sample([n for n in names if n not in table], 2)
+        rng.shuffle(table)
+        pair = {table.index(n) for n in ("p00", "p01") if n in table}
+        bots = [
+            Bot(soft_on=frozenset(pair - {k})) if soft and k in pair and len(pair) == 2 else Bot()
+            for k in range(4)
+        ]
+        game = play_game(CLASSIC, random.Random(rng.getrandbits(64)), bots=bots)
+        record = {
+            "seats": [
+                {"player": {"id": n}, "hand": h} for n, h in zip(table, game.hands, strict=True)
+            ],
+            "ended_by": game.ended_by,
+            "log": game.log,
+        }
+        found.extend(chances_of(record, CLASSIC))
+        tables.update(table)
+    return found, tables
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_simulated_colluders_who_soft_play_are_found_and_honest_players_are_not(
+    seed: int,
+) -> None:
+    honest, _ = logged_week(soft=False, games=1500, seed=seed)
+    assert detect_softplay(honest, q=0.01).flags == ()
+    colluding, _ = logged_week(soft=True, games=1500, seed=seed)
+    flags = detect_softplay(colluding, q=0.01).flags
+    assert {(f.actor, f.target) for f in flags} == {("p00", "p01"), ("p01", "p00")}
+    assert all(f.q <= 0.01 and f.punished == 0 for f in flags)
