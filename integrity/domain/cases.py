@@ -1,29 +1,33 @@
 """Cases: flags on related players grouped for a reviewer (SPEC §7: flags on related players
 group into cases; a reviewer decides; statistics never sanction by themselves).
 
-**Data.** Flags of the four detector families, each with its players, its ``strength``
+**Data.** Flags of the detector families, each with its players, its ``strength``
 (``-log10 q`` for the statistical detectors; :data:`~integrity.domain.sessions.LINK_STRENGTH`
 for a session cluster) and whether it is a near-conclusive event — keyed by the caller's
 flag reference:
 
 * behaviour: ``coseating`` (who sits together), ``pointflow`` (hands held in a partner's
   wins, tested conditionally on the tables, so independent of how often they met),
+  ``softplay`` (a partner spared the punishments dealt to everyone else, from move logs),
   ``boosting`` (one account's performance over time);
 * links: ``sessions`` (devices and addresses).
 
-The families read different data, so agreement between two of them is independent evidence.
-
-**Rule.** Players are related when a flag names them together; union-find over the flags'
-player sets gives the clusters of related players. A cluster opens a case when its flags
-come from ``>= 2`` families, or when it holds a near-conclusive event (two seats of one game
-on one device or address). Every other flag stays in the review queue, ranked by strength
-(then by reference).
+**Rule: evidence that someone benefited, not a count of families.** Players are related
+when a flag names them together; union-find over the flags' player sets gives the clusters
+of related players. A cluster opens a case only when it holds evidence that someone
+benefited: a behaviour signal of benefit (``pointflow``, ``softplay``), a near-conclusive
+event (two seats of one game on one *device*), or a strong ``boosting`` flag (strength >=
+:data:`STRONG_BOOSTING`), which stands alone. Co-seating says only that players queue
+together, and a shared address (a household, even at one table) only that they live
+together: friends without any benefit are not a case. Their flags, and every other flag
+outside a case, stay in the review queue as leads, ranked by strength (then by reference).
 
 **Score / threshold.** The case score is the sum of its flags' strengths (each capped at
 :data:`MAX_STRENGTH`) plus :data:`NEAR_CONCLUSIVE_SCORE` per near-conclusive event; cases are
 ranked by score (descending), then by their sorted players. The score orders the reviewer's
 work; it decides nothing. **False-positive control:** each flag was already controlled by its
-detector; a case additionally needs independent agreement or a near-conclusive event.
+detector (BH at q); a case additionally needs a flag of benefit, which co-seating and shared
+addresses, the flags friends raise, never are.
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ __all__ = [
     "FAMILIES",
     "MAX_STRENGTH",
     "NEAR_CONCLUSIVE_SCORE",
+    "STRONG_BOOSTING",
     "VERSION",
     "CaseProposal",
     "Flag",
@@ -44,9 +49,15 @@ __all__ = [
     "propose_cases",
 ]
 
-VERSION: Final = "cases-1"
+VERSION: Final = "cases-2"
 
-FAMILIES: Final = ("boosting", "coseating", "pointflow", "sessions")
+FAMILIES: Final = ("boosting", "coseating", "pointflow", "sessions", "softplay")
+
+#: The behaviour families whose flag is itself evidence that someone benefited.
+BENEFIT_FAMILIES: Final = frozenset({"pointflow", "softplay"})
+
+#: A boosting flag this strong (q <= 1e-4) opens a case on its own.
+STRONG_BOOSTING: Final = 4.0
 
 #: A flag's contribution to a case score is capped here (q-values below 1e-300 all count alike).
 MAX_STRENGTH: Final = 300.0
@@ -128,14 +139,26 @@ def propose_cases(flags: Mapping[str, Flag]) -> Triage:
     for root, refs in groups.items():
         families = tuple(sorted({flags[ref].family for ref in refs}))
         near = sum(1 for ref in refs if flags[ref].near_conclusive)
-        if len(families) < 2 and not near:
+        benefit = sorted({flags[ref].family for ref in refs} & BENEFIT_FAMILIES)
+        strong = sum(
+            1
+            for ref in refs
+            if flags[ref].family == "boosting" and flags[ref].strength >= STRONG_BOOSTING
+        )
+        if not (benefit or near or strong):
             review.extend(refs)
             continue
         reasons = []
-        if len(families) >= 2:
-            reasons.append(f"{len(families)} families agree: {', '.join(families)}")
+        if benefit:
+            reasons.append(f"benefit: {', '.join(benefit)}")
         if near:
             reasons.append(f"{near} near-conclusive same-table link(s)")
+        if strong:
+            reasons.append(f"{strong} strong boosting flag(s)")
+        shown = {*benefit, *(["sessions"] if near else []), *(["boosting"] if strong else [])}
+        others = [family for family in families if family not in shown]
+        if others:
+            reasons.append(f"with {', '.join(others)}")
         score = sum(min(flags[ref].strength, MAX_STRENGTH) for ref in refs)
         cases.append(
             CaseProposal(

@@ -74,16 +74,21 @@ class SessionCluster:
 
 @dataclass(frozen=True, slots=True)
 class SameTableLink:
-    """Two seats of one game on one device or one IP address: near-conclusive."""
+    """Two seats of one game on one device or one IP address. On one device it is
+    near-conclusive (one hand plays both seats); on one address it is a household's or a
+    venue's as often as a farm's, so it relates the players but proves nothing by itself."""
 
     family: ClassVar[str] = "sessions"
-    near_conclusive: ClassVar[bool] = True
     strength: ClassVar[float] = 0.0
 
     game_id: str
     players: tuple[str, str]
     kind: IdentifierKind
     identifier: str
+
+    @property
+    def near_conclusive(self) -> bool:
+        return self.kind == "device"
 
 
 @dataclass(frozen=True, slots=True)

@@ -179,9 +179,9 @@ def _link_rows(
                 family=Flag.Family.LINKS,
                 player_keys=list(players),
                 statistic=len(games),
-                near_conclusive=True,
+                near_conclusive=kind == "device",
                 evidence={"kind": kind, "identifier": identifier, "games": games},
-                score=NEAR_CONCLUSIVE_SCORE * len(games),
+                score=NEAR_CONCLUSIVE_SCORE * len(games) if kind == "device" else 0.0,
             )
         )
     return rows, index

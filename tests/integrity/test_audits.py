@@ -77,14 +77,15 @@ def test_an_audit_of_ingested_simulated_games_finds_the_injected_farm(
     assert case.key == case_key(
         [cp.player.external_id for cp in CasePlayer.objects.filter(case=case)]
     )
-    # The farm's same-table links are near-conclusive flags naming its accounts.
+    # The farm's same-table links name its accounts; those on one device are near-conclusive
+    # (one hand plays both seats), those on one address only relate them (a household's too).
     links = [
         flag
         for flag in Flag.objects.filter(run=run, detector="same_table")
         if set(flag.player_keys) <= set(farm)
     ]
-    assert links
-    assert all(flag.near_conclusive for flag in links)
+    assert {flag.evidence["kind"] for flag in links if flag.near_conclusive} == {"device"}
+    assert all(flag.near_conclusive == (flag.evidence["kind"] == "device") for flag in links)
     opened = CaseEvent.objects.filter(case=case, action="opened")
     assert [(e.action, e.data["run"]) for e in opened] == [("opened", run.key)]
     # Cases are ranked by score; the farm's case leads.

@@ -43,21 +43,21 @@ def pair_flag(a: str, b: str, q: float) -> PairFlag:
     )
 
 
-def test_two_families_on_one_pair_open_one_case() -> None:
+def test_a_benefit_signal_opens_a_case_with_what_relates_the_players() -> None:
     flags: dict[str, Flag] = {
         "co-1": pair_flag("a", "b", 1e-6),
         "pf-1": Stub("pointflow", ("a", "b"), 3.0),
         "co-2": pair_flag("x", "y", 1e-4),
     }
     triage = propose_cases(flags)
-    assert triage.version == VERSION == "cases-1"
+    assert triage.version == VERSION == "cases-2"
     [case] = triage.cases
     assert case == CaseProposal(
         players=("a", "b"),
         families=("coseating", "pointflow"),
         flags=("co-1", "pf-1"),
         score=case.score,
-        reason="2 families agree: coseating, pointflow",
+        reason="benefit: pointflow; with coseating",
     )
     assert case.score == pytest.approx(6.0 + 3.0, rel=1e-12)
     assert triage.review == ("co-2",)
@@ -84,21 +84,52 @@ def test_near_conclusive_alone_opens_a_case() -> None:
     assert case.reason == "1 near-conclusive same-table link(s)"
 
 
+def test_one_address_at_one_table_is_no_case() -> None:
+    # a household: two seats of one game on one address, and they queue together
+    flags: dict[str, Flag] = {
+        "st-1": SameTableLink("g1", ("a", "b"), "ip", "203.0.113.7"),
+        "co-1": pair_flag("a", "b", 1e-8),
+    }
+    triage = propose_cases(flags)
+    assert triage.cases == ()
+    assert triage.review == ("co-1", "st-1")
+
+
+def test_friends_in_a_household_are_leads_and_a_soft_player_is_a_case() -> None:
+    flags: dict[str, Flag] = {
+        "s-1": SessionCluster(("a", "b"), (), ("198.51.100.20",)),
+        "co-1": pair_flag("a", "b", 1e-12),
+        "sp-1": Stub("softplay", ("c", "d"), 2.5),
+    }
+    triage = propose_cases(flags)
+    [case] = triage.cases
+    assert (case.players, case.reason) == (("c", "d"), "benefit: softplay")
+    assert triage.review == ("co-1", "s-1")
+
+
+@pytest.mark.parametrize(("strength", "cased"), [(3.9, False), (4.0, True)])
+def test_a_strong_boosting_flag_stands_alone(strength: float, cased: bool) -> None:
+    triage = propose_cases({"bo-1": Stub("boosting", ("z",), strength)})
+    assert [c.reason for c in triage.cases] == (["1 strong boosting flag(s)"] if cased else [])
+    assert triage.review == (() if cased else ("bo-1",))
+
+
 def test_related_players_chain_into_one_case() -> None:
-    # A device cluster {a, b, c}, a co-seating flag on (c, d), a boost flag on d:
-    # one cluster of related players, three families.
+    # A device cluster {a, b, c}, a co-seating flag on (c, d), point flow on (c, d), a weak
+    # boost flag on z: one cluster of related players opened by the point flow.
     flags: dict[str, Flag] = {
         "s-1": SessionCluster(("a", "b", "c"), ("farm-pc",), ()),
         "co-1": pair_flag("c", "d", 1e-5),
-        "bo-1": Stub("boosting", ("d",), 2.5),
-        "bo-2": Stub("boosting", ("z",), 9.0),
+        "pf-1": Stub("pointflow", ("c", "d"), 2.5),
+        "bo-2": Stub("boosting", ("z",), 3.0),
     }
     triage = propose_cases(flags)
     [case] = triage.cases
     assert case.players == ("a", "b", "c", "d")
-    assert case.families == ("boosting", "coseating", "sessions")
-    assert case.flags == ("bo-1", "co-1", "s-1")
+    assert case.families == ("coseating", "pointflow", "sessions")
+    assert case.flags == ("co-1", "pf-1", "s-1")
     assert case.score == pytest.approx(LINK_STRENGTH + 5.0 + 2.5)
+    assert case.reason == "benefit: pointflow; with coseating, sessions"
     assert triage.review == ("bo-2",)
 
 
