@@ -503,6 +503,10 @@ def test_a_match_and_a_team_event_run_from_the_console(
     driver.get(f"{live_server.url}/manage/events/{team.code}/")
     wait_for(driver, lambda d: "轮换搭档 · 每桌 2 局" in d.page_source)
     shoot(driver, "manage-team", at="section.card:has(#r1-t1) h2")
+    viewport(driver, 390, 844, mobile=True)
+    driver.get(f"{live_server.url}/manage/events/{team.code}/#r1-t1")
+    assert driver.execute_script("return document.documentElement.scrollWidth") <= 390
+    shoot(driver, "manage-team-mobile", at="#r1-t1")
 
 
 def test_the_live_board_moves_when_a_game_arrives(
