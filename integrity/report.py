@@ -27,9 +27,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from integrity.domain.audit import AuditOutcome, AuditParams, audit, observations
+from integrity.domain.audit import AuditOutcome, AuditParams, SeatRow, audit, observations
 from integrity.domain.data import TableObs
+from integrity.domain.softplay import Chance
 from integrity.simulation import Labels, Season, record_rows, simulate_season
+from tournaments.domain.chances import chances_of
+from tournaments.domain.rules import Ruleset
 
 MIN_SHARED = 20
 STATISTICAL = ("coseating", "pointflow", "boosting")
@@ -44,15 +47,31 @@ class SeasonRun:
 
 
 def run_season(
-    *, players: int, weeks: int, cheaters: float, seed: int, params: AuditParams
+    *,
+    players: int,
+    weeks: int,
+    cheaters: float,
+    seed: int,
+    params: AuditParams,
+    rules: Ruleset | None = None,
 ) -> SeasonRun:
-    """Simulate a season and audit it in memory."""
+    """Simulate a season and audit it in memory; with ``rules``, its games are played out
+    with move logs and soft play is audited from their chances to punish."""
     started = time.perf_counter()
-    season = simulate_season(players=players, weeks=weeks, cheaters=cheaters, seed=seed)
-    tables, sessions = observations(row for record in season.records for row in record_rows(record))
+    season = simulate_season(
+        players=players, weeks=weeks, cheaters=cheaters, seed=seed, rules=rules
+    )
+    chances: list[Chance] | None = None if rules is None else []
+    rows: list[SeatRow] = []
+    for record in season.records:
+        rows.extend(record_rows(record))
+        if chances is not None and rules is not None:
+            chances.extend(chances_of(record, rules))
+    tables, sessions = observations(rows)
+    del rows
     simulated = time.perf_counter() - started
     started = time.perf_counter()
-    outcome = audit(tables, sessions, params)
+    outcome = audit(tables, sessions, params, chances)
     return SeasonRun(
         season=season,
         outcome=outcome,
@@ -166,11 +185,14 @@ def _cases(run: SeasonRun, truth: _Truth, k: int) -> dict[str, Any]:
 def _detectors(outcome: AuditOutcome, truth: _Truth) -> dict[str, Any]:
     """Each statistical detector's flags, false flags and false discovery proportion."""
     detectors: dict[str, Any] = {}
-    for name, result in (
+    results: list[tuple[str, Any]] = [
         ("coseating", outcome.coseating),
         ("pointflow", outcome.pointflow),
         ("boosting", outcome.boosting),
-    ):
+    ]
+    if outcome.softplay.family_size:
+        results.append(("softplay", outcome.softplay))
+    for name, result in results:
         found = result.flags
         false = sum(not truth.flag(flag) for flag in found)
         detectors[name] = {
@@ -210,13 +232,24 @@ def evaluate(run: SeasonRun) -> dict[str, Any]:
 
 
 def report(
-    *, players: int, weeks: int, cheaters: float, seed: int, params: AuditParams
+    *,
+    players: int,
+    weeks: int,
+    cheaters: float,
+    seed: int,
+    params: AuditParams,
+    rules: Ruleset | None = None,
 ) -> dict[str, Any]:
-    """Audit an injected season and the honest-only season of the same seed."""
-    injected = run_season(players=players, weeks=weeks, cheaters=cheaters, seed=seed, params=params)
+    """Audit an injected season and the honest-only season of the same seed (with
+    ``rules``: played out with move logs, soft play audited too)."""
+    injected = run_season(
+        players=players, weeks=weeks, cheaters=cheaters, seed=seed, params=params, rules=rules
+    )
     figures = {"injected": evaluate(injected)}
     del injected
-    honest = run_season(players=players, weeks=weeks, cheaters=0.0, seed=seed, params=params)
+    honest = run_season(
+        players=players, weeks=weeks, cheaters=0.0, seed=seed, params=params, rules=rules
+    )
     figures["honest"] = evaluate(honest)
     figures["params"] = {
         "players": players,
@@ -225,5 +258,6 @@ def report(
         "seed": seed,
         "q": params.q,
         "max_degree": params.max_degree,
+        **({} if rules is None else {"logs": rules.to_spec()}),
     }
     return figures

@@ -49,6 +49,7 @@ from integrity.domain.sessions import (
     SessionsResult,
     detect_sessions,
 )
+from integrity.domain.softplay import Chance, SoftPlayFlag, SoftPlayResult, detect_softplay
 
 __all__ = [
     "AuditOutcome",
@@ -70,7 +71,10 @@ __all__ = [
 #: ip, device.
 SeatRow = tuple[str, int, str, int, int, str | None, str | None]
 
-DetectorFlag = PairFlag | FlowFlag | SessionCluster | SameTableLink | BoostFlag
+DetectorFlag = PairFlag | FlowFlag | SessionCluster | SameTableLink | BoostFlag | SoftPlayFlag
+
+#: No soft-play result: a window without move logs (the database audit does not read them).
+NO_SOFTPLAY = SoftPlayResult(flags=(), family_size=0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +100,7 @@ class AuditOutcome:
     sessions: SessionsResult
     boosting: BoostingResult
     flags: dict[str, DetectorFlag]
+    softplay: SoftPlayResult
     triage: Triage
     tables: int
     seats: int
@@ -105,12 +110,13 @@ class AuditOutcome:
 
 @dataclass(frozen=True, slots=True)
 class Found:
-    """The four detectors' results over one window."""
+    """The detectors' results over one window (soft play only where logs were read)."""
 
     coseating: CoseatingResult
     pointflow: PointflowResult
     sessions: SessionsResult
     boosting: BoostingResult
+    softplay: SoftPlayResult = NO_SOFTPLAY
 
 
 #: A :class:`SessionObs` from its five fields, without the named tuple's argument handling.
@@ -242,6 +248,8 @@ def flag_ref(flag: DetectorFlag) -> str:
     if isinstance(flag, SameTableLink):
         a, b = flag.players
         return f"same_table:{flag.game_id}:{a}|{b}:{flag.kind}:{flag.identifier}"
+    if isinstance(flag, SoftPlayFlag):
+        return f"softplay:{flag.actor}>{flag.target}"
     return f"boosting:{flag.player}"
 
 
@@ -249,10 +257,17 @@ def audit(
     tables: list[TableObs],
     sessions: list[SessionObs],
     params: AuditParams | None = None,
+    chances: Iterable[Chance] | None = None,
 ) -> AuditOutcome:
-    """Run the four detectors over one window's observations and propose cases."""
+    """Run the detectors over one window's observations and propose cases; soft play too
+    when the window's chances to punish (read from its move logs) are given."""
     params = params or AuditParams()
     seconds: dict[str, float] = {}
+    softplay = NO_SOFTPLAY
+    if chances is not None:
+        started = time.perf_counter()
+        softplay = detect_softplay(chances, q=params.q)
+        seconds["softplay"] = time.perf_counter() - started
 
     started = time.perf_counter()
     pointflow = detect_pointflow(tables, q=params.q, min_shared_wins=params.min_shared_wins)
@@ -275,7 +290,7 @@ def audit(
     seconds["sessions"] = time.perf_counter() - started
 
     return outcome(
-        Found(coseating, pointflow, shared, boosting),
+        Found(coseating, pointflow, shared, boosting, softplay),
         tables=len(tables),
         seats=len(sessions),
         players=len({obs.player for obs in sessions}),
@@ -294,6 +309,7 @@ def outcome(
         *found.sessions.clusters,
         *found.sessions.links,
         *found.boosting.flags,
+        *found.softplay.flags,
     ]
     flags = {flag_ref(flag): flag for flag in every}
     started = time.perf_counter()
@@ -306,6 +322,7 @@ def outcome(
         sessions=found.sessions,
         boosting=found.boosting,
         flags=flags,
+        softplay=found.softplay,
         triage=triage,
         tables=tables,
         seats=seats,

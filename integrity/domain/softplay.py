@@ -26,7 +26,7 @@ import math
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Final
+from typing import ClassVar, Final
 
 from integrity.domain.stats import bh_log_qvalues
 
@@ -48,7 +48,11 @@ Chance = tuple[str, str, bool]
 @dataclass(frozen=True, slots=True)
 class SoftPlayFlag:
     """An actor who spares a target: ``punished`` of ``chances`` against the target, against
-    ``punished_others`` of ``chances_others`` against everyone else; ``p`` and its ``q``."""
+    ``punished_others`` of ``chances_others`` against everyone else; ``p`` and its ``q``.
+    A benefit signal for the case builder (``integrity.domain.cases``)."""
+
+    family: ClassVar[str] = "softplay"
+    near_conclusive: ClassVar[bool] = False
 
     actor: str
     target: str
@@ -58,6 +62,15 @@ class SoftPlayFlag:
     punished_others: int
     p: float
     q: float
+
+    @property
+    def players(self) -> tuple[str, str]:
+        return (self.actor, self.target)
+
+    @property
+    def strength(self) -> float:
+        """``-log10 q`` (the case score's unit)."""
+        return -math.log10(self.q) if self.q > 0 else math.inf
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,6 +3,7 @@ and its honest-only twin, with the figures exact for the seed."""
 
 from integrity.domain.audit import AuditParams
 from integrity.report import report
+from tournaments.domain.rules import ruleset_from_spec
 
 
 def test_a_small_report() -> None:
@@ -57,3 +58,21 @@ def test_a_small_report() -> None:
         "q": 0.01,
         "max_degree": 8,
     }
+
+
+def test_a_small_logged_report_audits_soft_play() -> None:
+    rules = ruleset_from_spec("classic")
+    figures = report(players=400, weeks=1, cheaters=0.03, seed=1, params=AuditParams(), rules=rules)
+    injected, honest = figures["injected"], figures["honest"]
+    # Both pairs' and both farms' accounts spare each other in their logs: every soft-play
+    # flag names two accounts of one group, and the honest twin raises none.
+    assert injected["detectors"]["softplay"] == {
+        "flags": 4,
+        "false": 0,
+        "fdp": 0.0,
+        "family_size": 52,
+    }
+    assert honest["detectors"]["softplay"]["flags"] == 0
+    assert injected["pairs"]["cased"]["found"] == injected["pairs"]["cased"]["eligible"] == 1
+    assert honest["cases"]["total"] == 0
+    assert figures["params"]["logs"] == {"preset": "classic", "switches": {}}

@@ -17,6 +17,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from integrity.conf import audit_params
 from integrity.report import MIN_SHARED, report
+from tournaments.domain.rules import ruleset_from_text
 
 
 def _ratio(value: float | None) -> str:
@@ -32,15 +33,23 @@ class Command(BaseCommand):
         parser.add_argument("--cheaters", type=float, default=0.005)
         parser.add_argument("--seed", type=int, default=2021)
         parser.add_argument("--json", dest="json_path", help="also write the figures here")
+        parser.add_argument(
+            "--logs",
+            metavar="RULESET",
+            help="play the games out with move logs under these rules of play (a preset or a "
+            "JSON spec) and audit soft play from them",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         try:
+            rules = None if options["logs"] is None else ruleset_from_text(options["logs"])
             figures = report(
                 players=options["players"],
                 weeks=options["weeks"],
                 cheaters=options["cheaters"],
                 seed=options["seed"],
                 params=audit_params(),
+                rules=rules,
             )
         except ValueError as exc:
             raise CommandError(str(exc)) from exc
@@ -88,7 +97,9 @@ class Command(BaseCommand):
                 f"true {c['lowest_true_score']}, highest false {c['highest_false_score']}; "
                 f"review queue {c['review_queue']} flags"
             )
-            for detector in ("coseating", "pointflow", "boosting"):
+            for detector in ("coseating", "pointflow", "boosting", "softplay"):
+                if detector not in f["detectors"]:
+                    continue
                 d = f["detectors"][detector]
                 out(
                     f"  {detector}: family m={d['family_size']}, flags {d['flags']}, false "
