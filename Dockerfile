@@ -13,7 +13,7 @@ COPY ratings ./ratings
 COPY webhooks ./webhooks
 RUN pip install -c requirements.lock .
 COPY . .
-RUN DJANGO_SETTINGS_MODULE=config.settings.production DJANGO_SECRET_KEY=build-only \
+RUN DJANGO_SETTINGS_MODULE=config.settings.production DJANGO_SECRET_KEY=build-only CREDENTIAL_SIGNING_KEY=build-only \
     DJANGO_ALLOWED_HOSTS=build CELERY_BROKER_URL=redis://build DATABASE_URL=postgres://build/build \
     python manage.py collectstatic --no-input \
     && useradd --system --uid 1000 tour && chown -R tour /app

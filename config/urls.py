@@ -12,9 +12,12 @@ from drf_spectacular.views import (
 )
 
 from core.health import healthz
+from titles.api.credentials import did_json
 
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
+    # The title credentials' issuer, did:web of the tour's host (titles.credentials.keys).
+    path(".well-known/did.json", did_json, name="did-document"),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     # The split view serves Swagger UI's start-up script as a file: no inline script (CSP).
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="swagger-ui"),

@@ -6,5 +6,7 @@ class FlowsConfig(AppConfig):
     verbose_name = "Tour flows"
 
     def ready(self) -> None:
-        # The title-change announcements' receiver (partner webhooks) connects on import.
+        # The receivers connect on import: title-change announcements (partner webhooks and
+        # players' notices), and webhook attempts (the notices' delivery state).
+        import flows.notices  # noqa: F401, PLC0415
         import flows.titles  # noqa: F401, PLC0415

@@ -27,6 +27,7 @@ from django.db import transaction
 
 from accounts.models import Player, User
 from flows.finalisation import champion_title_move
+from flows.notices import advancement_notices
 from ratings.tasks import ratings_replay_on_commit
 from tournaments.models import Correction, Event, Game
 from tournaments.services import cascade, corrections
@@ -43,8 +44,12 @@ __all__ = [
 
 
 def _titles_follow(done: Sequence[Correction], *, by: User | None, reason: str) -> None:
-    """Move the title of every event whose champion changed, and add the move to its log."""
+    """Move the title of every event whose champion changed, and add the move to its log;
+    tell the players a re-freeze made advance (``flows.notices``: once per event and player,
+    so one who advanced before and again now is not told twice)."""
     for correction in done:
+        if (correction.diff.get("advanced") or {}).get("added"):
+            advancement_notices(correction.event)
         change = corrections.champion_change(correction)
         if change is None or not correction.event.champion_achievement:
             continue

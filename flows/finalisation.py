@@ -1,5 +1,6 @@
 """Finalisation across apps (SPEC §4 "Finalising an event…", §6 titles, §7 audits):
-finalise → champion → title qualification → audit → webhook, in one transaction.
+finalise → champion → title qualification → advancement notices → audit → webhook, in one
+transaction.
 
 ``tournaments.services.finalise`` fixes the ranking, the champion and who advances and
 says what changed; this flow then records the champion's qualification when the event
@@ -7,7 +8,8 @@ names one (``Event.champion_achievement``: the monthly, quarterly and annual fin
 championship the organiser adds), dated the final's last day in the season's time zone,
 source ``event:<code>:champion`` (``titles.services.achievement_record``); queues the
 event's integrity audit once the transaction commits (SPEC §7: after each event closes) and
-the partners' ``event.finalised`` webhook. A second finalisation changes nothing and
+the partners' ``event.finalised`` webhook; and tells each player who advanced
+(``flows.notices.advancement_notices``). A second finalisation changes nothing and
 announces nothing.
 
 ``champion_title_move`` is the titles side of a changed champion, shared with the
@@ -27,6 +29,7 @@ from django.utils import timezone
 from accounts.models import Player, User
 from core.errors import ServiceError
 from core.jobs import job_progress
+from flows.notices import advancement_notices
 from integrity.tasks import audit_event_enqueue
 from titles.services import achievement_record, achievement_withdraw
 from tournaments.models import Event, EventStatus
@@ -92,6 +95,7 @@ def event_finalise(
                 by=by,
                 reason=f"event {result.event.code} finalised",
             )
+            advancement_notices(result.event)
             _announce(result.event)
     return result
 

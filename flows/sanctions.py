@@ -17,22 +17,33 @@ records the outcome. A refused step writes nothing.
   (:func:`flows.corrections.player_games_restore`), then its revocation reversed
   (``titles.services.titles_restore``); the case is ``reversed``. Rejected: the sanction
   stands.
+* Each sanctioned player is told, and each player whose sanction an upheld appeal reversed
+  or whose appeal was rejected (``flows.notices``: public words, no reason or evidence), in
+  the same transaction.
+* :func:`case_sanction_preview` — what :func:`case_sanction` would do, with nothing
+  written (as :func:`flows.corrections.preview`): the sanction run in a transaction that is
+  rolled back (its after-commit work dropped with it), read before it is undone.
 """
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date
 from typing import Any
 
 from django.db import transaction
+from django.db.models import Max
 
 from accounts.models import User
 from flows.corrections import player_games_restore, player_games_void
-from integrity.models import Appeal, Case
+from flows.notices import appeal_notices, sanction_notices
+from integrity.models import Appeal, Case, Sanction
 from integrity.services import cases
 from integrity.services.cases import Decision, Sanctioned
-from titles.models import Revocation
+from titles.models import PlayerTitle, Revocation, TitleChange
 from titles.services import titles_restore, titles_revoke
+from tournaments.models import Correction
 
-__all__ = ["Decision", "appeal_decide", "case_sanction"]
+__all__ = ["Decision", "SanctionPlan", "appeal_decide", "case_sanction", "case_sanction_preview"]
 
 
 def _carry_out(
@@ -71,7 +82,9 @@ def case_sanction(
             expected_version=expected_version,
         )
         done = [_carry_out(d, order=order, by=by, reason=reason) for d in order.decisions]
-        return cases.case_sanction_record(order=order, by=by, reason=reason, done=done)
+        sanctioned = cases.case_sanction_record(order=order, by=by, reason=reason, done=done)
+        sanction_notices(sanctioned.sanctions.order_by("player_id", "pk"))
+        return sanctioned
 
 
 def appeal_decide(
@@ -97,4 +110,88 @@ def appeal_decide(
                     player=sanction.player, revocation=sanction.revocation, by=by, reason=reason
                 )
             restored[sanction.pk] = [c.pk for c in corrections]
-        return cases.appeal_decide_record(order=order, by=by, reason=reason, restored=restored)
+        decided = cases.appeal_decide_record(order=order, by=by, reason=reason, restored=restored)
+        appeal_notices(decided, order.sanctions)
+        return decided
+
+
+#: A player's titles at one moment: status, valid until, Lifetime since.
+TitleState = tuple[str, date | None, date | None]
+
+
+@dataclass(frozen=True)
+class SanctionPlan:
+    """What a sanction would change. ``steps``: each correction it would log, per player in
+    the order of the sanction — ``player`` (external id), ``action``, ``event`` (code) and
+    ``diff``, exactly as :func:`flows.corrections.preview` shows one; ``titles``: per
+    player whose titles would change, ``(external id, before, after)``; ``changes``: the
+    title history rows it would add, ``(external id, kind, on, the kind of the row a
+    retraction retracts or "")`` (the players whose champion's qualification moves
+    included)."""
+
+    steps: list[dict[str, Any]] = field(default_factory=list)
+    titles: list[tuple[str, TitleState, TitleState]] = field(default_factory=list)
+    changes: list[tuple[str, str, date, str]] = field(default_factory=list)
+
+
+class _Rollback(Exception):  # noqa: N818 - a control-flow signal, not an error
+    def __init__(self, plan: SanctionPlan) -> None:
+        super().__init__("preview")
+        self.plan = plan
+
+
+def _titles_of(player_ids: list[int]) -> dict[int, TitleState]:
+    rows = PlayerTitle.objects.filter(player_id__in=player_ids).values_list(
+        "player_id", "status", "valid_until", "lifetime_since"
+    )
+    return {pid: (status, until, since) for pid, status, until, since in rows}
+
+
+def case_sanction_preview(
+    *,
+    case: Case,
+    by: User,
+    reason: str,
+    decisions: Sequence[Decision],
+    expected_version: int | None = None,
+) -> SanctionPlan:
+    """What :func:`case_sanction` would do with these arguments (the same checks: a refused
+    sanction raises the same error), with nothing written (module docstring)."""
+    ids = [decision.player.pk for decision in decisions]
+    none: TitleState = ("none", None, None)
+    try:
+        with transaction.atomic():
+            before = _titles_of(ids)
+            last = TitleChange.objects.aggregate(last=Max("pk"))["last"] or 0
+            done = case_sanction(
+                case=case,
+                by=by,
+                reason=reason,
+                decisions=decisions,
+                expected_version=expected_version,
+            )
+            after = _titles_of(ids)
+            plan = SanctionPlan()
+            sanctions = Sanction.objects.filter(case=done).select_related("player")
+            for sanction in sanctions.order_by("player__external_id"):
+                key = sanction.player.external_id
+                steps = Correction.objects.filter(pk__in=sanction.corrections).select_related(
+                    "event"
+                )
+                plan.steps.extend(
+                    {"player": key, "action": c.action, "event": c.event.code, "diff": c.diff}
+                    for c in steps.order_by("pk")
+                )
+                was, now = before.get(sanction.player_id, none), after.get(sanction.player_id, none)
+                if was != now:
+                    plan.titles.append((key, was, now))
+            added = TitleChange.objects.filter(pk__gt=last).order_by("pk")
+            plan.changes.extend(
+                (key, kind, on, retracted or "")
+                for key, kind, on, retracted in added.values_list(
+                    "player__external_id", "kind", "on", "retracts__kind"
+                )
+            )
+            raise _Rollback(plan)
+    except _Rollback as result:
+        return result.plan

@@ -12,6 +12,11 @@ audits that flagged it (all their games when no flag is attached any more):
 * **linked games** — the games where two or more of its players sat together, each seat with
   its hand, score, IP and device (the most recent :data:`LINKED_GAMES_LIMIT`).
 
+The reviewer's case console (``web.views.cases``) also reads the queue with its filters
+(:func:`case_queue`: state, detector family, event), the events a case was flagged in, the
+linked games' cards and whether they carry a move log, the events a sanction may void per
+player, and one linked game with its seats.
+
 IP addresses and devices are personal data: these reads serve reviewers only.
 """
 
@@ -21,10 +26,20 @@ from datetime import datetime
 from itertools import combinations, permutations
 from typing import Any
 
-from django.db.models import Max, Min, Prefetch, QuerySet
+from django.db.models import (
+    BooleanField,
+    Exists,
+    ExpressionWrapper,
+    Max,
+    Min,
+    OuterRef,
+    Prefetch,
+    Q,
+    QuerySet,
+)
 
 from integrity.models import AuditRun, Case, CaseEvent, CasePlayer, Flag
-from tournaments.models import Seat
+from tournaments.models import Event, Game, Seat
 
 LINKED_GAMES_LIMIT = 200
 
@@ -212,4 +227,112 @@ def case_evidence(*, case: Case) -> CaseEvidence:
         flows=_flows(table, set(key_of.values())),
         identifiers=_identifiers(rows, key_of),
         games=_games(table),
+    )
+
+
+# --- the reviewer's case console (web.views.cases) --------------------------------------------
+
+#: The queue's states: ``pending`` (open, taken or not: the default), ``open`` (no reviewer
+#: has taken it), ``taken``, ``decided`` (dismissed, sanctioned or reversed), ``all``.
+QUEUE_STATES = ("pending", "open", "taken", "decided", "all")
+
+
+def case_queue(
+    *, state: str = "pending", family: str | None = None, event: str | None = None
+) -> QuerySet[Case]:
+    """Cases ranked by score (highest first), then by id, in ``state`` (:data:`QUEUE_STATES`),
+    with a flag of detector ``family`` (a name of ``Case.families``) and a flag from the audit
+    of ``event`` (a code) when given; with their players, who took them and who decided."""
+    cases = case_list().select_related("assigned_to", "decided_by")
+    if state in ("pending", "open", "taken"):
+        cases = cases.filter(status=Case.Status.OPEN)
+    if state == "open":
+        cases = cases.filter(assigned_to__isnull=True)
+    elif state == "taken":
+        cases = cases.filter(assigned_to__isnull=False)
+    elif state == "decided":
+        cases = cases.exclude(status=Case.Status.OPEN)
+    if family:
+        cases = cases.filter(families__contains=[family])
+    if event:
+        flagged = Case.flags.through.objects.filter(flag__run__event__code=event)
+        cases = cases.filter(pk__in=flagged.values("case_id"))
+    return cases
+
+
+def case_queue_events() -> QuerySet[Event]:
+    """The events whose audits flagged a case (the queue's event filter), latest first."""
+    audited = AuditRun.objects.filter(flags__cases__isnull=False, event__isnull=False)
+    return Event.objects.filter(pk__in=audited.values("event_id")).order_by("-starts_at", "code")
+
+
+def case_event_codes(case_ids: list[int]) -> dict[int, list[str]]:
+    """The codes of the events whose audits flagged each case, sorted (one query)."""
+    rows = (
+        Case.flags.through.objects.filter(case_id__in=case_ids, flag__run__event__isnull=False)
+        .values_list("case_id", "flag__run__event__code")
+        .distinct()
+    )
+    codes: dict[int, set[str]] = defaultdict(set)
+    for case_id, code in rows:
+        codes[case_id].add(code)
+    return {case_id: sorted(found) for case_id, found in codes.items()}
+
+
+@dataclass(frozen=True)
+class LinkedGame:
+    """A linked game's record beyond what :func:`case_evidence` reads: its event, whether it
+    carries a move log, and each seat's cards left (by seat number)."""
+
+    record_id: str
+    event: str
+    has_log: bool
+    hands: dict[int, str]
+
+
+def linked_games(record_ids: list[str]) -> dict[str, LinkedGame]:
+    """:class:`LinkedGame` of each record id (two queries; the logs themselves are not read)."""
+    games = (
+        Game.objects.filter(record_id__in=record_ids)
+        .annotate(has_log=ExpressionWrapper(Q(log__isnull=False), output_field=BooleanField()))
+        .values_list("pk", "record_id", "event__code", "has_log")
+    )
+    found = {pk: (record_id, code, has_log) for pk, record_id, code, has_log in games}
+    hands: dict[int, dict[int, str]] = defaultdict(dict)
+    seats = Seat.objects.filter(game_id__in=list(found)).values_list("game_id", "seat", "hand")
+    for game_id, seat, hand in seats:
+        hands[game_id][seat] = hand
+    return {
+        record_id: LinkedGame(record_id, code, has_log, hands[pk])
+        for pk, (record_id, code, has_log) in found.items()
+    }
+
+
+def case_player_events(
+    *, case: Case, window: tuple[datetime | None, datetime | None]
+) -> dict[int, list[Event]]:
+    """Per player of the case (by player id), the events where they have games not voided
+    inside the case's window (all their games when it has none), earliest first: what a
+    sanction may void."""
+    ids = list(CasePlayer.objects.filter(case=case).values_list("player_id", flat=True))
+    pairs = _seats(ids, window).values_list("player_id", "event_id").distinct()
+    chosen: dict[int, set[int]] = defaultdict(set)
+    for player_id, event_id in pairs:
+        chosen[player_id].add(event_id)
+    events = Event.objects.in_bulk({pk for found in chosen.values() for pk in found})
+    return {
+        player_id: sorted((events[pk] for pk in found), key=lambda e: (e.starts_at, e.code))
+        for player_id, found in chosen.items()
+    }
+
+
+def case_game(*, case: Case, record_id: str) -> Game | None:
+    """A game where a player of the case sat (with its seats and players), else None."""
+    players = CasePlayer.objects.filter(case=case).values("player_id")
+    seated = Seat.objects.filter(game_id=OuterRef("pk"), player_id__in=players)
+    return (
+        Game.objects.filter(Exists(seated), record_id=record_id)
+        .select_related("event")
+        .prefetch_related(Prefetch("seats", queryset=Seat.objects.select_related("player")))
+        .first()
     )

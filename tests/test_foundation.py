@@ -4,6 +4,7 @@ import re
 from pathlib import Path
 
 import pytest
+from django.conf import settings
 from django.core.management import call_command
 from django.test import Client
 from rest_framework.test import APIClient
@@ -102,6 +103,28 @@ def test_production_settings_refuse_to_start_without_database_url(
     monkeypatch.delenv("DATABASE_URL", raising=False)
     sys.modules.pop("config.settings.production", None)
     with pytest.raises(ImproperlyConfigured, match="DATABASE_URL is required"):
+        importlib.import_module("config.settings.production")
+
+
+def test_production_settings_refuse_to_start_without_a_credential_signing_key(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import importlib
+    import sys
+
+    from django.core.exceptions import ImproperlyConfigured
+
+    monkeypatch.setenv("DJANGO_SECRET_KEY", "x" * 50)
+    monkeypatch.setenv("DJANGO_ALLOWED_HOSTS", "example.org")
+    monkeypatch.setenv("CELERY_BROKER_URL", "redis://127.0.0.1:6379/14")
+    monkeypatch.setenv("DATABASE_URL", "postgres://tour@db:5432/tour")
+    from config.settings import base
+
+    # production takes both from base, imported once under the test environment.
+    monkeypatch.setattr(base, "CELERY_BROKER_URL", "redis://127.0.0.1:6379/14")
+    monkeypatch.setattr(base, "CREDENTIAL_SIGNING_KEY", "")
+    sys.modules.pop("config.settings.production", None)
+    with pytest.raises(ImproperlyConfigured, match="CREDENTIAL_SIGNING_KEY is required"):
         importlib.import_module("config.settings.production")
 
 
@@ -243,6 +266,7 @@ def _production_env() -> dict[str, str]:
         )
     env["CELERY_BROKER_URL"] = "redis://127.0.0.1:6379/14"
     env["CACHE_URL"] = "redis://127.0.0.1:6379/15"
+    env["CREDENTIAL_SIGNING_KEY"] = settings.CREDENTIAL_SIGNING_KEY  # the example leaves it empty
     return {**os.environ, **env}
 
 

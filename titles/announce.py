@@ -1,12 +1,13 @@
 """Title changes announced in the writer's transaction (SPEC §6 history, §9 partners).
 
 Every history row a titles write adds — by the recompute, or by a service itself (a
-revocation, the expiry sweep's lapses) — is announced once, in the transaction that wrote
-it, as the :data:`title_changes_written` signal with the rows as :data:`Announced` tuples.
-A change rolled back is therefore never seen by anyone outside. Titles does not know who
-listens: ``flows.titles`` turns the rows of kinds partners subscribe to into webhooks, with
-the public payload :func:`change_payloads` builds. A revoked row is announced before the
-recompute that follows it, so its payload shows the titles the sanction takes.
+revocation and its restoration, the expiry sweep's lapses) — is announced once, in the
+transaction that wrote it, as the :data:`title_changes_written` signal with the rows as
+:data:`Announced` tuples. A change rolled back is therefore never seen by anyone outside.
+Titles does not know who listens: ``flows.titles`` turns the rows of kinds partners
+subscribe to into webhooks, with the public payload :func:`change_payloads` builds, and the
+players' notices (``flows.notices``). A revoked or restored row is announced before the
+recompute that follows it, so a revoked row's payload shows the titles the sanction takes.
 """
 
 from collections.abc import Iterable

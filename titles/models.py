@@ -9,6 +9,8 @@
 * :class:`WorldCupRepresentative` — China's #1 per World Cup stake ranking per month.
 * :class:`InternationalMaster` — 国际大师, recorded separately; never replayed.
 * :class:`Notification` — an expiry reminder, sent once.
+* :class:`LifetimeTitle`, :class:`StatusList` — what the verifiable credentials need: a
+  Lifetime title's code and status index, and the revocation bits (``titles.credentials``).
 """
 
 from django.conf import settings
@@ -193,6 +195,54 @@ class TitleTerm(models.Model):
 
     def __str__(self) -> str:
         return f"{self.code} {self.start}..{self.valid_until} ({self.state})"
+
+
+class LifetimeTitle(models.Model):
+    """A player's Lifetime Master title conferred on ``since``, verified by ``code``.
+
+    Kept by ``titles.writing`` beside ``PlayerTitle.lifetime_since``, like a term: one a
+    later replay no longer confers becomes ``void`` (or ``revoked`` by a sanction) and one it
+    confers again ``current``, so its credential's status follows (``titles.credentials``).
+    Its ``id`` is the credential's status index in the ``lifetime`` status lists.
+    """
+
+    player = models.ForeignKey(
+        "accounts.Player", on_delete=models.CASCADE, related_name="lifetime_titles"
+    )
+    since = models.DateField()
+    code = models.CharField(max_length=16, unique=True)
+    state = models.CharField(max_length=8, choices=TermState.choices)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["player_id", "since"]
+        constraints = [
+            models.UniqueConstraint(fields=["player", "since"], name="lifetime_once_per_day"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.code} lifetime since {self.since} ({self.state})"
+
+
+class StatusList(models.Model):
+    """One Bitstring Status List of the title credentials (SPEC §6, Credentials).
+
+    ``name`` is ``master-N`` (Master terms, status index = ``TitleTerm.id``) or
+    ``lifetime-N`` (``LifetimeTitle.id``); ``bits`` holds
+    :data:`titles.domain.credentials.STATUS_LIST_SIZE` bits, a set bit meaning revoked (the
+    term or title is ``void`` or ``revoked``). Only ``titles.credentials.status`` writes it,
+    inside the transaction of the title change, with the row locked.
+    """
+
+    name = models.CharField(max_length=32, unique=True)
+    bits = models.BinaryField()
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
 
 
 class ChangeKind(models.TextChoices):

@@ -16,9 +16,11 @@ from titles.domain.codes import normalise_code, term_code
 from titles.domain.replay import Term
 from titles.models import (
     InternationalMaster,
+    LifetimeTitle,
     PlayerTitle,
     Qualification,
     QualificationStatus,
+    TermState,
     TitleStatus,
     TitleTerm,
 )
@@ -82,6 +84,11 @@ def registry(*, province: str | None = None, status: str | None = None) -> Query
     if status:
         rows = rows.filter(status=status)
     return rows.order_by("player__external_id")
+
+
+def current_lifetime_title(*, player: Player) -> LifetimeTitle | None:
+    """The player's Lifetime title in force (its code names its credential), if any."""
+    return LifetimeTitle.objects.filter(player=player, state=TermState.CURRENT).first()
 
 
 def term_by_code(*, code: str) -> TitleTerm | None:

@@ -1,12 +1,14 @@
 """Title jobs (SPEC §8), thin: each calls its service, which is idempotent.
 
 Scheduled by ``CELERY_BEAT_SCHEDULE`` (config/settings/base.py); each also runs as a
-management command over the same service.
+management command over the same service. Two call a flow: the auto-approval
+(``flows.grants``) and the players' expiry notices (``flows.notices``; its command is
+``notices_expiring``).
 """
 
 from celery import shared_task
 
-from flows import grants
+from flows import grants, notices
 from titles import services
 from titles.recompute import titles_recompute_all
 
@@ -21,6 +23,12 @@ def titles_expire() -> int:
 def titles_remind() -> int:
     """Daily: the 30- and 7-day expiry reminders, each sent once."""
     return services.titles_remind()
+
+
+@shared_task(name="titles.expiring_notices", acks_late=True)
+def expiring_notices() -> int:
+    """Daily: the players' "Master ends in 30 / 7 days" notices, each written once."""
+    return notices.expiring_notices_write()
 
 
 @shared_task(name="titles.world_cup_snapshot", acks_late=True)

@@ -5,7 +5,10 @@
 (:mod:`titles.bulk_sql`): a title row whose status, last day, Lifetime or terms changed
 (or just its fingerprint); terms created, updated, or marked ``void`` / ``revoked`` when the
 replay no longer produces them; history rows the replay adds, and a ``retracted`` row for
-each live one it no longer produces. The history rows added are announced
+each live one it no longer produces; a ``LifetimeTitle`` per Lifetime conferred (made
+``void`` / ``revoked`` like a term when the replay no longer confers it); and, for every term
+or Lifetime title that becomes void or revoked or comes back, its credential's status bit
+(:mod:`titles.credentials.status`). The history rows added are announced
 (:mod:`titles.announce`). A player with no title row yet gets one and all of it inserted —
 the first build and the incremental replay are this one path.
 """
@@ -23,9 +26,18 @@ from django.utils import timezone
 from accounts.models import Player, User
 from titles import bulk_sql
 from titles.announce import Announced, announce, listening
-from titles.domain.codes import term_code
+from titles.credentials.status import REVOKED_STATES, status_bits_write
+from titles.domain.codes import lifetime_code, term_code
 from titles.domain.replay import TitleHistory
-from titles.models import REPLAY_KINDS, ChangeKind, PlayerTitle, TermState, TitleChange, TitleTerm
+from titles.models import (
+    REPLAY_KINDS,
+    ChangeKind,
+    LifetimeTitle,
+    PlayerTitle,
+    TermState,
+    TitleChange,
+    TitleTerm,
+)
 from titles.replaying import (
     ChangeKey,
     Locked,
@@ -88,6 +100,12 @@ class _Rows:
     new_terms: list[Row] = field(default_factory=list)
     new_changes: list[Row] = field(default_factory=list)
     newcomers: dict[int, tuple[list[Row], list[Row]]] = field(default_factory=dict)
+    #: Status bits of terms: (term id, revoked).
+    term_bits: list[tuple[int, bool]] = field(default_factory=list)
+    #: Lifetime changes: (player id, Lifetime since before, since now, state of the old).
+    lifetimes: list[tuple[int, date | None, date | None, str]] = field(default_factory=list)
+    #: Newcomers whose title row this write inserted.
+    inserted: set[int] = field(default_factory=set)
 
 
 def write(plan: Plan, *, today: date, by: User | None, reason: str, vanished: str) -> int:
@@ -120,6 +138,7 @@ def write(plan: Plan, *, today: date, by: User | None, reason: str, vanished: st
     for pid, history, status, digest in replays:
         _diff_player(pid, history, status, digest, known.get(pid), stored, rows, context)
     announce(_flush(rows))
+    _write_credential_status(rows)
     return len(plan.titles) + len(rows.newcomers)
 
 
@@ -148,7 +167,7 @@ def _diff_player(
     terms_out, changes_out = rows.new_terms, rows.new_changes
     if known is None:
         terms_out, changes_out = rows.newcomers[pid] = ([], [])
-    shown_terms = _diff_terms(pid, history, stored, terms_out, rows.terms, context)
+    shown_terms = _diff_terms(pid, history, stored, rows, terms_out, context)
     last = history.terms[-1] if history.terms else None
     wanted = (
         status,
@@ -162,6 +181,9 @@ def _diff_player(
         rows.titles.append((pid, *wanted, digest, context.now))
     elif known[1] != digest:
         rows.digests.append((pid, digest))
+    before = stored.shown[pid][2] if known is not None else None
+    if before != history.lifetime_since:
+        rows.lifetimes.append((pid, before, history.lifetime_since, context.vanished))
     _diff_changes(pid, history, stored.live.pop(pid, {}), changes_out, context)
 
 
@@ -169,13 +191,14 @@ def _diff_terms(
     pid: int,
     history: TitleHistory,
     stored: _Stored,
+    rows: _Rows,
     new_terms: list[Row],
-    term_rows: list[Row],
     context: _Context,
 ) -> list[str]:
     """Add the player's new and changed terms; returns the terms as ``PlayerTitle`` shows
     them (JSON text). Terms the replay no longer produces become ``context.vanished``."""
     previous = stored.terms.pop(pid, {})
+    term_rows = rows.terms
     shown_terms = []
     for term in history.terms:
         sources = json_list(term.sources)
@@ -192,12 +215,15 @@ def _diff_terms(
                 state,
             ):
                 term_rows.append((term_id, term.valid_until, sources, state, context.now))
+                if old_state in REVOKED_STATES:  # back: its credential is valid again
+                    rows.term_bits.append((term_id, False))
         shown_terms.append(shown_term(term, sources, code))
     for term_id, valid_until, old_sources, _, old_state in previous.values():
         if old_state not in (TermState.VOID, TermState.REVOKED):
             term_rows.append(
                 (term_id, valid_until, json_list(old_sources), context.vanished, context.now)
             )
+            rows.term_bits.append((term_id, True))
     return shown_terms
 
 
@@ -226,12 +252,50 @@ def _diff_changes(
     )
 
 
+def _write_credential_status(rows: _Rows) -> None:
+    """Keep the players' ``LifetimeTitle`` rows and the credentials' status bits in step with
+    what was just written (same transaction). A newcomer another writer materialised is
+    left to that writer, as its terms are."""
+    bits = [("master", term_id, value) for term_id, value in rows.term_bits]
+    lifetimes = [
+        change
+        for change in rows.lifetimes
+        if change[0] not in rows.newcomers or change[0] in rows.inserted
+    ]
+    if lifetimes:
+        external = dict(
+            Player.objects.filter(pk__in=[pid for pid, *_ in lifetimes]).values_list(
+                "pk", "external_id"
+            )
+        )
+        now = timezone.now()
+        for pid, before, since, vanished in lifetimes:
+            if before is not None:
+                gone = LifetimeTitle.objects.filter(player_id=pid, since=before).exclude(
+                    state__in=REVOKED_STATES
+                )
+                bits.extend(("lifetime", pk, True) for pk in gone.values_list("pk", flat=True))
+                gone.update(state=vanished, updated_at=now)
+            if since is not None:
+                title, created = LifetimeTitle.objects.get_or_create(
+                    player_id=pid,
+                    since=since,
+                    defaults={"code": lifetime_code(external[pid], since), "state": "current"},
+                )
+                if not created and title.state != TermState.CURRENT:
+                    bits.append(("lifetime", title.pk, False))
+                    title.state, title.updated_at = TermState.CURRENT, now
+                    title.save(update_fields=["state", "updated_at"])
+    status_bits_write(bits)
+
+
 def _flush(rows: _Rows) -> list[Announced]:
     """Send ``rows``; returns the history rows added, to announce."""
     with bulk_sql.raw_cursor() as cursor:
         for pid in bulk_sql.insert_titles(cursor, rows.new_titles):
             rows.new_terms.extend(rows.newcomers[pid][0])
             rows.new_changes.extend(rows.newcomers[pid][1])
+            rows.inserted.add(pid)
         title_columns = bulk_sql.TITLE_COLUMNS
         bulk_sql.update_rows(cursor, PlayerTitle, "player_id", title_columns, rows.titles)
         fingerprints = bulk_sql.FINGERPRINT_COLUMNS

@@ -3,7 +3,7 @@
 from django.contrib.auth.views import LogoutView
 from django.urls import path
 
-from web.views import events, manage, password, public, review, signin
+from web.views import cases, events, manage, password, public, review, signin
 
 app_name = "web"
 
@@ -60,5 +60,21 @@ urlpatterns = [
         "review/qualifications/<int:pk>/<str:decision>/",
         review.decide,
         name="review-decide",
+    ),
+    path("review/cases/", cases.queue, name="review-cases"),
+    path("review/cases/<int:pk>/", cases.case, name="review-case"),
+    path("review/cases/<int:pk>/take/", cases.take, name="review-case-take"),
+    path("review/cases/<int:pk>/dismiss/", cases.dismiss, name="review-case-dismiss"),
+    path("review/cases/<int:pk>/sanction/", cases.sanction, name="review-case-sanction"),
+    path("review/cases/<int:pk>/appeals/", cases.appeal_file, name="review-case-appeal"),
+    path(
+        "review/cases/<int:pk>/appeals/<int:appeal>/decide/",
+        cases.appeal_decide,
+        name="review-appeal-decide",
+    ),
+    path(
+        "review/cases/<int:pk>/games/<str:record_id>/",
+        cases.game,
+        name="review-case-game",
     ),
 ]

@@ -5,7 +5,9 @@ followed), signed as ``webhooks.signing`` documents, and logs it as a ``Delivery
 A 2xx answer succeeds; anything else (another status, a timeout, a refused connection)
 leaves the delivery pending for the task to retry, until the ``MAX_ATTEMPTS``-th attempt,
 which marks it failed. Delivery is at least once: a partner drops an
-``X-UNOTour-Delivery`` id it has already processed.
+``X-UNOTour-Delivery`` id it has already processed. Each attempt's record (and a delivery
+dropped for an inactive subscription) is announced as ``webhooks.signals.delivery_attempted``
+in its transaction.
 """
 
 import http.client
@@ -21,6 +23,7 @@ from django.utils import timezone
 
 from core.errors import NotFoundError
 from webhooks.models import Delivery, DeliveryAttempt, DeliveryStatus
+from webhooks.signals import delivery_attempted
 from webhooks.signing import sign
 
 logger = logging.getLogger(__name__)
@@ -81,11 +84,15 @@ def delivery_attempt(*, delivery_id: int) -> Delivery:
         return delivery
     subscription = delivery.subscription
     if not subscription.active:
-        Delivery.objects.filter(pk=delivery.pk, status=DeliveryStatus.PENDING).update(
-            status=DeliveryStatus.FAILED, completed_at=timezone.now()
-        )
+        with transaction.atomic():
+            Delivery.objects.filter(pk=delivery.pk, status=DeliveryStatus.PENDING).update(
+                status=DeliveryStatus.FAILED, completed_at=timezone.now()
+            )
+            delivery.refresh_from_db()
+            delivery_attempted.send(
+                sender=Delivery, delivery=delivery, error="subscription inactive"
+            )
         logger.warning("webhook delivery %s dropped: subscription inactive", delivery.pk)
-        delivery.refresh_from_db()
         return delivery
 
     sent_at = timezone.now()
@@ -121,6 +128,8 @@ def delivery_attempt(*, delivery_id: int) -> Delivery:
             delivery.status = DeliveryStatus.SUCCEEDED if succeeded else DeliveryStatus.FAILED
             delivery.completed_at = timezone.now()
         delivery.save(update_fields=["attempts", "status", "completed_at"])
+        answer = "" if succeeded else error or f"HTTP {status_code}"
+        delivery_attempted.send(sender=Delivery, delivery=delivery, error=answer)
     logger.info(
         "webhook delivery %s attempt %d: %s -> %s",
         delivery.pk,

@@ -23,6 +23,7 @@ class EventType(models.TextChoices):
     TITLE_EXTENDED = "title.extended", "a Master title was extended"
     TITLE_LAPSED = "title.lapsed", "a Master title lapsed"
     TITLE_REVOKED = "title.revoked", "titles were revoked"
+    NOTICE_CREATED = "notice.created", "a player's notice was written (shown in-game)"
 
 
 def new_secret() -> str:

@@ -54,6 +54,7 @@ INSTALLED_APPS = [
     "integrity",
     "ratings",
     "webhooks",
+    "notices",
     "web",
     "exports",
     "flows",
@@ -390,6 +391,22 @@ INTEGRITY_SEASON_AUDIT_CRONTAB = {"minute": "0", "hour": "4", "day_of_week": "2"
 TITLES_AUTO_APPROVE_AFTER_DAYS = env.int("TITLES_AUTO_APPROVE_AFTER_DAYS", default=None)
 # A grant from an event is decidable only once the event's integrity audit has completed.
 TITLES_REQUIRE_EVENT_AUDIT = env.bool("TITLES_REQUIRE_EVENT_AUDIT", default=True)
+
+# --- Title credentials (SPEC §6 Credentials, titles.credentials) ---------------------------------
+# The tour's public base URL: credential URLs, and the issuer did:web of its host.
+CREDENTIAL_ISSUER_URL = env.str("CREDENTIAL_ISSUER_URL", default="http://localhost:8000")
+# The Ed25519 signing key, a secret Multikey (z3u2…: `manage.py credential_key`). Required in
+# production; local runs keep one in var/credential-signing-key, tests make their own.
+CREDENTIAL_SIGNING_KEY = env.str("CREDENTIAL_SIGNING_KEY", default="")
+# Public Multikeys (z6Mk…) of earlier signing keys: still in the DID document, so credentials
+# signed before a rotation keep verifying.
+CREDENTIAL_RETIRED_KEYS = env.list("CREDENTIAL_RETIRED_KEYS", default=[])
+
+# --- Players' notices (issue #27) ----------------------------------------------------------------
+# A title change dated more than this many days before the tour day is history, not news: it
+# writes no notice (a bulk import of an old ledger tells no one).
+NOTICES_TITLE_NEWS_DAYS = env.int("NOTICES_TITLE_NEWS_DAYS", default=90)
+
 # Beat schedule (Asia/Shanghai, CELERY_TIMEZONE); the DatabaseScheduler syncs it into the DB.
 CELERY_BEAT_SCHEDULE = {
     "tournaments-auto-finalise": {
@@ -398,6 +415,10 @@ CELERY_BEAT_SCHEDULE = {
     },
     "titles-expire": {"task": "titles.expire", "schedule": crontab(minute=5, hour=0)},
     "titles-remind": {"task": "titles.remind", "schedule": crontab(minute=0, hour=9)},
+    "titles-expiring-notices": {
+        "task": "titles.expiring_notices",
+        "schedule": crontab(minute=5, hour=9),
+    },
     "titles-auto-approve": {"task": "titles.auto_approve", "schedule": crontab(minute=30, hour=0)},
     "titles-world-cup-snapshot": {
         "task": "titles.world_cup_snapshot",

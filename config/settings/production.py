@@ -22,6 +22,13 @@ if not CELERY_BROKER_URL:
     raise ImproperlyConfigured(
         "CELERY_BROKER_URL is required in production: jobs never run in-process here."
     )
+if not CREDENTIAL_SIGNING_KEY:  # noqa: F405
+    raise ImproperlyConfigured(
+        "CREDENTIAL_SIGNING_KEY is required in production: title credentials are signed with it"
+        " (`manage.py credential_key` makes one; keep it secret, list retired public keys in"
+        " CREDENTIAL_RETIRED_KEYS)."
+    )
+CREDENTIAL_ISSUER_URL = env.str("CREDENTIAL_ISSUER_URL", default=f"https://{ALLOWED_HOSTS[0]}")
 CELERY_TASK_ALWAYS_EAGER = False
 # Password-reset mail goes out by SMTP (EMAIL_URL, e.g. smtp+tls://USER:change-me@HOST:587).
 globals().update(env.email_url("EMAIL_URL", default="smtp://localhost:25"))

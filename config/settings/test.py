@@ -1,5 +1,9 @@
 """Settings for the test suite: fast hashing, in-process jobs, the database from DATABASE_URL."""
 
+import os
+
+from titles.domain.credentials import ED25519_SECRET, multikey_encode
+
 from .base import *  # noqa: F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
@@ -20,3 +24,6 @@ TITLES_REQUIRE_EVENT_AUDIT = False
 # at garbage collection, inside a later test's transaction, where the cursor no longer exists:
 # that aborts the later test. Client-side cursors stream the same rows.
 DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = True  # noqa: F405
+# The suite makes its own credential signing key, a new one each run (titles.credentials).
+CREDENTIAL_SIGNING_KEY = multikey_encode(ED25519_SECRET, os.urandom(32))
+CREDENTIAL_ISSUER_URL = "https://tour.example.org"

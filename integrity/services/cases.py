@@ -20,7 +20,8 @@ who, when, why and what, and the same as one structured log line (logger
   ``Sanction`` row per player (the corrections and the revocation that undo it exactly)
   and marks the case ``sanctioned``.
 * :func:`appeal_file` — a sanctioned player appeals (one pending appeal per player); the
-  case is locked and its version bumped, but not checked: the player saw no version.
+  case is locked and its version bumped, but not checked: the player saw no version (a
+  reviewer recording the appeal from the case page passes the version they saw, checked).
 * :func:`appeal_decide_open` — by a reviewer other than the one who sanctioned (else
   :class:`SameReviewerError`, nothing written); upheld, the flow undoes every sanction of
   the case and :func:`appeal_decide_record` marks the case ``reversed``; rejected, the
@@ -282,14 +283,26 @@ def case_sanction_record(
     return locked
 
 
-def appeal_file(*, case: Case, player: Player, statement: str, by: User | None = None) -> Appeal:
-    """A sanctioned player's appeal (recorded by a reviewer when ``by`` is given)."""
+def appeal_file(
+    *,
+    case: Case,
+    player: Player,
+    statement: str,
+    by: User | None = None,
+    expected_version: int | None = None,
+) -> Appeal:
+    """A sanctioned player's appeal (recorded by a reviewer when ``by`` is given; checked
+    against the version that reviewer saw when ``expected_version`` is given)."""
     if by is not None:
         _need_reviewer(by)
     _need_reason(statement, "An appeal")
     with transaction.atomic():
-        # The player's act, not a reviewer's: locked, but not checked against a version.
-        locked = Case.objects.select_for_update().get(pk=case.pk)
+        # The player's act: locked, but checked against a version only when a reviewer
+        # recording it says which one they saw (the player saw none).
+        if expected_version is None:
+            locked = Case.objects.select_for_update().get(pk=case.pk)
+        else:
+            locked = _locked(case, expected_version)
         _need_status(locked, Case.Status.SANCTIONED)
         if not Sanction.objects.filter(
             case=locked, player=player, reversed_at__isnull=True

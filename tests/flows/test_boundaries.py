@@ -10,7 +10,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 #: What the tournaments app itself may import of other apps: models (foreign keys) and the
 #: shared ``accounts`` and ``core``.
-FOREIGN = ("titles", "integrity", "webhooks", "ratings", "flows", "web", "demo", "bench")
+FOREIGN = ("titles", "integrity", "webhooks", "ratings", "notices", "flows", "web", "demo", "bench")
 LAYERS = ("services", "selectors", "domain", "models")
 
 
@@ -40,7 +40,7 @@ def test_a_tournaments_module_calls_no_other_app(path: Path) -> None:
 
 #: The apps whose services the flows compose, and the modules of theirs that are entry points
 #: (they may call flows and other apps' services, as views and tasks do).
-APPS = ("tournaments", "titles", "integrity", "ratings", "webhooks", "exports")
+APPS = ("tournaments", "titles", "integrity", "ratings", "webhooks", "exports", "notices")
 ENTRY_POINTS = ("api", "views", "management", "migrations", "tasks.py", "admin.py", "apps.py")
 #: What no app's inner module imports of another app: its writes and jobs, or the flows.
 WRITES = ("services", "tasks", "recompute", "announce")

@@ -84,6 +84,7 @@ def seed() -> Seeded:
         "case": case.pk,
         "appeal": appeal.pk,
         "term": term.code,
+        "status_list": "master-0",
         "job": Job.objects.create(task="core.ping", subject="matrix").pk,
     }
     return Seeded(tour=tour, users=users, tokens=tokens, params=params)

@@ -199,6 +199,11 @@ def test_every_post_form_refuses_a_request_without_the_csrf_token(seeded: Seeded
         "web:manage-table-result": [seeded.params["seated"], 1, 1],
         "web:manage-table-game": [seeded.params["seated"], 1, 1],
         "web:manage-team": [seeded.params["seated"]],
+        "web:review-case-take": [1],
+        "web:review-case-sanction": [1],
+        "web:review-case-dismiss": [1],
+        "web:review-case-appeal": [1],
+        "web:review-appeal-decide": [1, 1],
     }
     password = {"username": "matrix-admin", "password": "pw-for-tests-only"}
     new_password = {"new_password1": "a-new-pw-for-tests", "new_password2": "a-new-pw-for-tests"}
@@ -221,6 +226,11 @@ def test_every_post_form_refuses_a_request_without_the_csrf_token(seeded: Seeded
         "web:manage-table-result": {},
         "web:manage-table-game": {"game": "1"},
         "web:manage-team": {"seed": "1", "games_per_round": "4"},
+        "web:review-case-take": {"version": "0"},
+        "web:review-case-sanction": {"version": "0", "reason": "x"},
+        "web:review-case-dismiss": {"version": "0", "reason": "x"},
+        "web:review-case-appeal": {"version": "0", "player": "p0000001", "statement": "x"},
+        "web:review-appeal-decide": {"version": "0", "decision": "uphold", "reason": "x"},
     }
     routes = sorted({name for _, name, _ in forms} | {"admin:login"})
     assert routes == sorted(data)

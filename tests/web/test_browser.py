@@ -621,3 +621,82 @@ def test_every_page_has_no_serious_accessibility_violation(
         for violation in failing.get(page, []):
             print(f"[a11y]   {violation}")  # noqa: T201
     assert failing == {}
+
+
+def test_a_reviewer_reads_the_top_case(
+    transactional_db: Any, live_server: Any, driver: Any
+) -> None:
+    """A reviewer signs in, opens the top case of the queue and reads its evidence: the flags
+    in words, the flow matrix drawn as a heat map over its table; the queue, the case and the
+    case on a phone are shot (and checked by axe-core)."""
+    from accounts.roles import REVIEWER, ensure_roles
+    from tests.accounts.signin import browser_sign_in, make_staff
+    from tests.web.cases import build_farm
+
+    driver.delete_all_cookies()
+    viewport(driver, 1280, 900)
+    ensure_roles()
+    reviewer = make_staff("case-reviewer", role=REVIEWER)
+    farm = build_farm(reviewer)
+    browser_sign_in(driver, live_server.url, reviewer, next_path="/review/cases/")
+    wait_for(driver, lambda d: d.current_url.endswith("/review/cases/"))
+    top = css(driver, "ol.case-queue a.case-link")
+    assert top.text == f"#{farm.case.pk} 白雪、黑土"
+    assert [v for v in axe_violations(driver) if v["impact"] in BLOCKING] == []
+    shoot(driver, "review-cases")
+
+    top.click()
+    wait_for(driver, lambda d: d.current_url.endswith(f"/review/cases/{farm.case.pk}/"))
+    headlines = [e.text for e in css_all(driver, ".flag-headline")]
+    assert "白雪与黑土一起同桌 15 局，随机预期 6.4 局（q = 2.3×10⁻⁵）" in headlines
+    assert "白雪赢的 15 局里黑土都在同桌，平均剩 100 分手牌（q = 4.2×10⁻⁷）" in headlines
+    wait_for(driver, lambda d: d.find_elements("css selector", "#flow-chart canvas"))
+    cells = [e.text for e in css_all(driver, "table.flow-matrix td")]
+    assert cells == ["—", "0 局 · 0 分", "15 局 · 1500 分", "—"]
+    assert [v for v in axe_violations(driver) if v["impact"] in BLOCKING] == []
+    shoot(driver, "review-case")
+
+    viewport(driver, 390, 844, mobile=True)
+    driver.get(f"{live_server.url}/review/cases/{farm.case.pk}/")
+    wait_for(driver, lambda d: d.find_elements("css selector", "#flow-chart canvas"))
+    assert driver.execute_script("return document.documentElement.scrollWidth") <= 390
+    assert [v for v in axe_violations(driver) if v["impact"] in BLOCKING] == []
+    shoot(driver, "review-case-mobile")
+    driver.get(f"{live_server.url}/review/cases/")
+    assert driver.execute_script("return document.documentElement.scrollWidth") <= 390
+
+    # The sanction's plan before it is confirmed: nothing is written yet.
+    from selenium.webdriver.support.ui import Select
+
+    viewport(driver, 1280, 900)
+    driver.get(f"{live_server.url}/review/cases/{farm.case.pk}/")
+    Select(css(driver, "select[name=role-b]")).select_by_value("beneficiary")
+    css(driver, "input[name=events-b][value='2021-02-M']").click()
+    css(driver, "input[name=revoke-b]").click()
+    css(driver, ".sanction-form input[name=reason]").send_keys("一台设备坐两个座位")
+    css(driver, ".sanction-form button[type=submit]").click()
+    wait_for(driver, lambda d: css_all(d, "ol.plan"))
+    assert "冠军：白雪 → 蓝天" in css(driver, "ol.plan").text
+    assert "白雪：大师" in css(driver, "ul.plan-titles").text
+    farm.case.refresh_from_db()
+    assert (farm.case.status, farm.case.version) == ("open", 0)
+    shoot(driver, "review-case-plan", at="#sanction")
+
+
+def test_verification_page_offers_the_credential_qr_and_certificate(
+    site: Tour, live_server: Any, driver: Any
+) -> None:
+    """The demo's Lifetime Master: the page shows a QR code of its public address, the
+    Master and Lifetime credentials to download, and a print button (issue 29)."""
+    player = site.players["p0000008"]
+    term = TitleTerm.objects.filter(player=player).order_by("start").first()
+    assert term is not None
+    driver.get(f"{live_server.url}/verify/{term.code}/")
+    box = css(driver, ".credential-box")
+    assert box.find_element("css selector", ".credential-qr svg").is_displayed()
+    assert f"https://tour.example.org/verify/{term.code}/" in box.text
+    links = [a.get_attribute("href") for a in css_all(driver, ".credential-links a")]
+    assert links[0] == f"{live_server.url}/api/titles/terms/{term.code}/credential/"
+    assert len(links) == 2  # the Master term and the Lifetime title
+    assert css(driver, "[data-print]").is_displayed()
+    shoot(driver, "verify-credential")

@@ -1,8 +1,9 @@
-"""Title API routes (SPEC §9 paths: ``/api/players/{id}/titles/``, ``/api/titles/registry/``)."""
+"""Title API routes (SPEC §9 paths: ``/api/players/{id}/titles/``, ``/api/titles/registry/``,
+the credentials ``/api/titles/terms/{code}/credential/`` and ``/api/titles/status/{list}/``)."""
 
 from django.urls import path
 
-from titles.api import public, review
+from titles.api import credentials, public, review
 
 urlpatterns = [
     path(
@@ -12,6 +13,16 @@ urlpatterns = [
     ),
     path("titles/registry/", public.RegistryView.as_view(), name="api-titles-registry"),
     path("titles/verify/<str:code>/", public.VerifyView.as_view(), name="api-titles-verify"),
+    path(
+        "titles/terms/<str:code>/credential/",
+        credentials.TermCredentialView.as_view(),
+        name="api-titles-term-credential",
+    ),
+    path(
+        "titles/status/<str:list>/",
+        credentials.StatusListView.as_view(),
+        name="api-titles-status-list",
+    ),
     path("titles/queue/", review.QueueView.as_view(), name="api-titles-queue"),
     path(
         "titles/qualifications/",

@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 from datetime import date
 
-__all__ = ["CODE_LENGTH", "normalise_code", "term_code"]
+__all__ = ["CODE_LENGTH", "lifetime_code", "normalise_code", "term_code"]
 
 CODE_LENGTH = 12
 
@@ -40,6 +40,13 @@ def term_code(external_id: str, start: date) -> str:
         + pairs[(bits >> 10) & 1023]
         + pairs[bits & 1023]
     )
+
+
+def lifetime_code(external_id: str, since: date) -> str:
+    """Return the verification code of the Lifetime title of ``external_id`` conferred on
+    ``since``: the term code of ``"<external_id>|lifetime"`` (a different digest input from
+    every term's, as external ids hold no ``|``)."""
+    return term_code(f"{external_id}|lifetime", since)
 
 
 def normalise_code(text: str) -> str:

@@ -9,7 +9,7 @@ takes the integrity audit's answer from its caller: ``flows.grants`` asks the in
 and calls these services.
 """
 
-from titles.services.jobs import REMINDER_DAYS, titles_expire, titles_remind
+from titles.services.jobs import REMINDER_DAYS, reminders_due, titles_expire, titles_remind
 from titles.services.ledger import (
     DEFAULT_RULES,
     achievement_record,
@@ -44,6 +44,7 @@ __all__ = [
     "qualification_reject",
     "qualifications_auto_approve",
     "qualifications_bulk_approve",
+    "reminders_due",
     "rules_ensure_defaults",
     "titles_expire",
     "titles_remind",

@@ -159,12 +159,13 @@ def _remind(term: TitleTerm, days: int) -> bool:
     return True
 
 
-def titles_remind(*, today: date | None = None, simulate: bool = False) -> int:
-    """Remind holders 30 and 7 days before their Master term ends (SPEC §8), once each. A
-    term first seen with 7 days or fewer left gets only the 7-day reminder; Lifetime Masters
-    get none. Returns the number of reminders sent (delivered). ``today``/``simulate``:
-    :func:`job_day`."""
-    today, _ = job_day(job="titles_remind", today=today, simulate=simulate)
+def reminders_due(*, today: date) -> list[tuple[TitleTerm, int]]:
+    """The Master terms that end within the largest of :data:`REMINDER_DAYS` of ``today``
+    (Asia/Shanghai days, ``valid_until`` inclusive), each with the threshold due: the
+    smallest of ``REMINDER_DAYS`` not below the days left, so a term with 8–30 days left is
+    due its 30-day reminder and one with 0–7 its 7-day one. Lifetime Masters are never due.
+    In ``valid_until`` order, players (with their users) loaded. A read: callers record
+    what they did with each, once (the reminders here, the players' notices in ``flows``)."""
     horizon = today + timedelta(days=max(REMINDER_DAYS))
     terms = (
         TitleTerm.objects.filter(
@@ -174,8 +175,19 @@ def titles_remind(*, today: date | None = None, simulate: bool = False) -> int:
         .select_related("player__user")
         .order_by("valid_until", "id")
     )
+    return [
+        (term, min(d for d in REMINDER_DAYS if d >= (term.valid_until - today).days))
+        for term in terms
+    ]
+
+
+def titles_remind(*, today: date | None = None, simulate: bool = False) -> int:
+    """Remind holders 30 and 7 days before their Master term ends (SPEC §8), once each. A
+    term first seen with 7 days or fewer left gets only the 7-day reminder; Lifetime Masters
+    get none (:func:`reminders_due`). Returns the number of reminders sent (delivered).
+    ``today``/``simulate``: :func:`job_day`."""
+    today, _ = job_day(job="titles_remind", today=today, simulate=simulate)
     sent = 0
-    for term in terms:
-        left = (term.valid_until - today).days
-        sent += _remind(term, min(d for d in REMINDER_DAYS if d >= left))
+    for term, days in reminders_due(today=today):
+        sent += _remind(term, days)
     return sent

@@ -116,7 +116,7 @@ def titles_restore(*, player: Player, revocation: Revocation, by: User | None, r
         if TitleChange.objects.filter(
             player=player, kind=ChangeKind.REVOKED, source=source
         ).exists():
-            TitleChange.objects.create(
+            restored = TitleChange.objects.create(
                 player=player,
                 kind=ChangeKind.RESTORED,
                 on=tour_today(),
@@ -124,6 +124,7 @@ def titles_restore(*, player: Player, revocation: Revocation, by: User | None, r
                 by=by,
                 reason=reason,
             )
+            changes_announce([restored])  # before the recompute, as the revocation
         titles_recompute(titles=titles, by=by, reason=reason)
         log_event_on_commit(
             decisions,

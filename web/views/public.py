@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any, TypeVar
 
+import segno
 from django.core.paginator import Page, Paginator
 from django.db.models import Count, Sum
 from django.http import Http404, HttpRequest, HttpResponse
@@ -32,10 +33,19 @@ from accounts.provinces import PROVINCES
 from core.cache import CachedPage, cached_by_version, cached_page, cached_response, snapshot
 from core.clock import tour_today
 from core.errors import NotFoundError
+from notices.selectors import player_notices
+from notices.texts import notice_text
 from ratings.models import Rating
 from ratings.selectors import rating_history_points
+from titles.credentials.keys import issuer_url
 from titles.models import TermState
-from titles.selectors import TitlesOn, player_titles_on, registry, term_by_code
+from titles.selectors import (
+    TitlesOn,
+    current_lifetime_title,
+    player_titles_on,
+    registry,
+    term_by_code,
+)
 from tournaments.models import Event, Standing
 from tournaments.selectors.events import (
     event_get,
@@ -282,6 +292,7 @@ def _player_data(player: Player, today: date) -> dict[str, Any]:
         "terms": list(selectors.player_terms(player=player)),
         "changes": list(selectors.player_title_changes(player=player)[:50]),
         "titles_today": player_titles_on(player=player, day=today),
+        "notices": list(player_notices(player=player)),
     }
 
 
@@ -300,13 +311,13 @@ def _player_key(request: HttpRequest, external_id: str) -> tuple[tuple[object, .
 
 @cached_response(_player_key)
 def player(request: HttpRequest, external_id: str) -> HttpResponse:
-    """A player's events and best results, rating history, titles timeline and the title
-    status on any day.
+    """A player's events and best results, rating history, titles timeline, the title
+    status on any day, and their notices (newest first, in the page's language).
 
     What the page reads is cached under the sum of the ``leaderboard_version`` of the
     player's events (one query): their ranks and results are never stale past a standings
     write (past ``READ_STALE_SECONDS`` for an anonymous visitor's whole page). Their titles,
-    rating and name have no version: those show within ``PLAYER_CACHE_SECONDS``."""
+    rating, name and notices have no version: those show within ``PLAYER_CACHE_SECONDS``."""
     shown = get_object_or_404(Player, external_id=external_id)
     today = tour_today()
     events, versions = _boards_of(external_id)
@@ -319,6 +330,14 @@ def player(request: HttpRequest, external_id: str) -> HttpResponse:
     title, terms = data["title"], data["terms"]
     context = {
         **data,
+        "feed": [
+            {
+                "at": notice.created_at,
+                "kind": notice.kind,
+                "text": notice_text(notice.kind, notice.params),
+            }
+            for notice in data["notices"]
+        ],
         "player": shown,
         "events_shown": selectors.PLAYER_EVENTS_SHOWN,
         "timeline": {
@@ -424,7 +443,9 @@ def verify(request: HttpRequest) -> HttpResponse:
 
 
 def verify_code(request: HttpRequest, code: str) -> HttpResponse:
-    """What a third party checks: whose term, its first and last day, and its state."""
+    """What a third party checks: whose term, its first and last day, and its state; a QR
+    code of this page's public address, the term's (and a Lifetime title's) verifiable
+    credential to download, and a printable certificate (the page's print style)."""
     term = term_by_code(code=code)
     context: dict[str, Any] = {
         "form": VerifyForm(initial={"code": term.code if term else code}),
@@ -435,6 +456,12 @@ def verify_code(request: HttpRequest, code: str) -> HttpResponse:
     if term is not None:
         context["title"] = selectors.player_title(player=term.player)
         context["valid"] = term.state == TermState.CURRENT and term.valid_until >= context["today"]
+        context["lifetime"] = current_lifetime_title(player=term.player)
+        page_url = issuer_url() + reverse("web:verify-code", args=[term.code])
+        context["page_url"] = page_url
+        context["qr"] = SafeString(  # segno's own markup (it escapes the title)
+            segno.make(page_url, error="m").svg_inline(scale=4, title=str(_("扫码核验此头衔")))
+        )
     response = render(request, "web/verify.html", context)
     if term is None:
         response.status_code = 404

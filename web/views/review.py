@@ -1,6 +1,6 @@
 """Reviewer screens (SPEC §1 title reviewers, §6 review): the queue of pending grants with
 their evidence, approve / reject at the version the reviewer saw, and the open integrity
-cases (decided in the admin).
+cases (each opens its page in the case console, ``web.views.cases``).
 
 Signed-in reviewers only (``accounts.roles.REVIEWER``; superusers hold every role); anyone
 else signed in gets 403, anonymous visitors the login page. Decisions go through
@@ -12,7 +12,7 @@ from django.contrib import messages
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.urls import NoReverseMatch, reverse
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
@@ -43,17 +43,12 @@ CONFLICTS = {
 reviewer_required = role_required(REVIEWER)
 
 
-def _case_admin_url(pk: int) -> str | None:
-    try:
-        return reverse("admin:integrity_case_change", args=[pk])
-    except NoReverseMatch:
-        return None
-
-
 @reviewer_required
 def queue(request: HttpRequest) -> HttpResponse:
     page = Paginator(review_queue(), QUEUE_PAGE_SIZE).get_page(request.GET.get("page"))
-    cases = [(case, _case_admin_url(case.pk)) for case in cases_open()[:CASES_SHOWN]]
+    cases = [
+        (case, reverse("web:review-case", args=[case.pk])) for case in cases_open()[:CASES_SHOWN]
+    ]
     return render(
         request,
         "web/review.html",
