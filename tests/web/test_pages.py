@@ -180,6 +180,8 @@ def test_player_page_charts_and_history(tour: Tour) -> None:
     assert len(points) == 10
     timeline = script_data(html, "title-data")
     code = TitleTerm.objects.get(player=monkey).code
+    # the player's credential, linked from the page (issue 29)
+    assert f'href="/api/titles/terms/{code}/credential/" download="{code}.jsonld"' in html
     assert timeline == {
         "terms": [
             {"start": "2021-02-02", "valid_until": "2022-02-02", "state": "current", "code": code}
