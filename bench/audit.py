@@ -41,6 +41,7 @@ from typing import TextIO
 from django.db import connection, transaction
 
 from accounts.provinces import PROVINCES
+from bench.players import delete_bench_players
 from bench.registry import Result, stage
 from core.domain.clock import TOUR_TZ
 from integrity.models import AuditRun
@@ -75,7 +76,7 @@ def _clean() -> None:
         )
         cursor.execute("DELETE FROM tournaments_event WHERE code = %s", [EVENT])
         cursor.execute("DELETE FROM tournaments_season WHERE year = %s", [BENCH_YEAR])
-        cursor.execute("DELETE FROM accounts_player WHERE external_id LIKE %s", [PREFIX + "%"])
+        delete_bench_players(cursor, PREFIX)
 
 
 def _seed(games: int, rng: random.Random) -> Event:

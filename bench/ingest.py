@@ -28,7 +28,8 @@ from typing import Any, TextIO
 
 from django.db import connection, transaction
 
-from accounts.models import Player
+from accounts.models import Player, PlayerChange
+from bench.players import delete_bench_players
 from bench.registry import Result, stage, timer
 from core.domain.clock import TOUR_TZ
 from flows.ingest import games_import
@@ -74,14 +75,7 @@ def ingest_clean(event: Event) -> None:
                 f"DELETE FROM {model._meta.db_table} WHERE event_id = %s",  # noqa: S608
                 [event.pk],
             )
-        cursor.execute(
-            "DELETE FROM accounts_playerchange WHERE player_id IN "
-            "(SELECT id FROM accounts_player WHERE external_id LIKE %s)",
-            [f"{PLAYER_PREFIX}%"],
-        )
-        cursor.execute(
-            "DELETE FROM accounts_player WHERE external_id LIKE %s", [f"{PLAYER_PREFIX}%"]
-        )
+        delete_bench_players(cursor, PLAYER_PREFIX, [PlayerChange])
 
 
 def ingest_vacuum() -> None:

@@ -28,6 +28,7 @@ from django.db import connection, transaction
 
 from accounts.models import Player
 from accounts.provinces import PROVINCES
+from bench.players import delete_bench_players
 from bench.registry import Result, stage, timer
 from core.domain.clock import TOUR_TZ
 from flows.finalisation import event_finalise
@@ -89,10 +90,7 @@ def board_clean(qualifier: Event, final: Event) -> None:
                 [event.pk],
             )
         Event.objects.filter(pk=qualifier.pk).update(champion=None, status="scheduled")
-        cursor.execute(
-            f"DELETE FROM {Player._meta.db_table} WHERE external_id LIKE %s",  # noqa: S608
-            [f"{PLAYER_PREFIX}%"],
-        )
+        delete_bench_players(cursor, PLAYER_PREFIX)
 
 
 def board_generate(qualifier: Event, players: int) -> None:

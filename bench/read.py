@@ -46,6 +46,7 @@ from django.utils import timezone
 
 from accounts.provinces import PROVINCES
 from bench.registry import Result, stage
+from titles.credentials.keys import generate_secret_multikey
 from tournaments.models import Event, EventKind, EventStatus, Season
 
 PLAYERS_AT_SCALE_1 = 200_000
@@ -184,6 +185,7 @@ def _server_env() -> dict[str, str]:
         {
             "DJANGO_SETTINGS_MODULE": "config.settings.production",
             "DJANGO_SECRET_KEY": secrets.token_urlsafe(48)[:64],
+            "CREDENTIAL_SIGNING_KEY": generate_secret_multikey(),
             "DJANGO_ALLOWED_HOSTS": "127.0.0.1",
             "DJANGO_SECURE_SSL_REDIRECT": "false",
             "CELERY_BROKER_URL": "redis://127.0.0.1:6379/12",

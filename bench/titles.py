@@ -35,6 +35,7 @@ from django.utils import timezone
 
 from accounts.models import Player
 from accounts.provinces import PROVINCES
+from bench.players import delete_bench_players
 from bench.registry import Result, stage, timer
 from titles.domain.replay import Qualification as Replayed
 from titles.domain.replay import replay
@@ -125,13 +126,9 @@ def _vacuum() -> None:
 
 def _clean() -> None:
     """Delete the bench players and all their rows (not timed)."""
-    bench = ["bench-t%"]
-    players = "SELECT id FROM accounts_player WHERE external_id LIKE %s"
+    models = (TitleChange, TitleTerm, PlayerTitle, Qualification)
     with transaction.atomic(), connection.cursor() as cursor:
-        for model in (TitleChange, TitleTerm, PlayerTitle, Qualification):
-            table = connection.ops.quote_name(model._meta.db_table)
-            cursor.execute(f"DELETE FROM {table} WHERE player_id IN ({players})", bench)  # noqa: S608
-        cursor.execute("DELETE FROM accounts_player WHERE external_id LIKE %s", bench)
+        delete_bench_players(cursor, "bench-t", models)
 
 
 def _bare_read() -> list[tuple[Any, ...]]:
