@@ -96,6 +96,11 @@ def term_by_code(*, code: str) -> TitleTerm | None:
     return TitleTerm.objects.select_related("player").filter(code=normalise_code(code)).first()
 
 
+def lifetime_by_code(*, code: str) -> LifetimeTitle | None:
+    """The Lifetime title with verification code ``code`` (normalised as a term's)."""
+    return LifetimeTitle.objects.select_related("player").filter(code=normalise_code(code)).first()
+
+
 @dataclass(frozen=True)
 class QueueItem:
     qualification: Qualification

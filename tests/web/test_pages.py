@@ -271,7 +271,7 @@ def test_verification_by_code(tour: Tour) -> None:
     assert "✗ 该头衔已被撤销" in page(f"/verify/{revoked}/")
     lapsed = TitleTerm.objects.get(player=tour.players["p0000009"]).code
     assert "✗ 该任期已过期" in page(f"/verify/{lapsed}/")
-    assert "没有与“NOPE”对应的大师任期。" in page("/verify/NOPE/", 404)
+    assert "没有与“NOPE”对应的大师任期或终身大师头衔。" in page("/verify/NOPE/", 404)
 
 
 def test_english_pages(tour: Tour) -> None:

@@ -42,6 +42,7 @@ from titles.models import TermState
 from titles.selectors import (
     TitlesOn,
     current_lifetime_title,
+    lifetime_by_code,
     player_titles_on,
     registry,
     term_by_code,
@@ -443,26 +444,31 @@ def verify(request: HttpRequest) -> HttpResponse:
 
 
 def verify_code(request: HttpRequest, code: str) -> HttpResponse:
-    """What a third party checks: whose term, its first and last day, and its state; a QR
-    code of this page's public address, the term's (and a Lifetime title's) verifiable
-    credential to download, and a printable certificate (the page's print style)."""
+    """What a third party checks: whose term (or Lifetime title), its first and last day, and
+    its state; a QR code of this page's public address, the term's (and a Lifetime title's)
+    verifiable credential to download, and a printable certificate (the page's print style)."""
     term = term_by_code(code=code)
+    lifetime = current_lifetime_title(player=term.player) if term else lifetime_by_code(code=code)
     context: dict[str, Any] = {
         "form": VerifyForm(initial={"code": term.code if term else code}),
         "code": code,
         "term": term,
         "today": tour_today(),
+        "lifetime": lifetime,
     }
+    found_code = term.code if term else lifetime.code if lifetime else None
     if term is not None:
         context["title"] = selectors.player_title(player=term.player)
         context["valid"] = term.state == TermState.CURRENT and term.valid_until >= context["today"]
-        context["lifetime"] = current_lifetime_title(player=term.player)
-        page_url = issuer_url() + reverse("web:verify-code", args=[term.code])
+    elif lifetime is not None:
+        context["valid"] = lifetime.state == TermState.CURRENT
+    if found_code is not None:
+        page_url = issuer_url() + reverse("web:verify-code", args=[found_code])
         context["page_url"] = page_url
         context["qr"] = SafeString(  # segno's own markup (it escapes the title)
             segno.make(page_url, error="m").svg_inline(scale=4, title=str(_("扫码核验此头衔")))
         )
     response = render(request, "web/verify.html", context)
-    if term is None:
+    if found_code is None:
         response.status_code = 404
     return response

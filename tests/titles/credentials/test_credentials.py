@@ -15,7 +15,7 @@ from accounts.models import Player, User
 from titles import services
 from titles.credentials.documents import credential_for_code, status_list_credential
 from titles.credentials.keys import generate_secret_multikey, issuer_did, public_key_of
-from titles.credentials.proofs import proof_verify
+from titles.credentials.proofs import proof_sign, proof_verify
 from titles.credentials.status import status_bit
 from titles.domain.credentials import bit_get, bitstring_decode
 from titles.models import LifetimeTitle, Qualification, Revocation, StatusList, TitleTerm
@@ -224,3 +224,52 @@ def test_api_serves_credential_and_status_list(client: Client, titled: Player) -
     assert client.get("/api/titles/status/master-x/").status_code == 404
     assert client.get("/api/titles/status/other-0/").status_code == 404
     assert not StatusList.objects.exists()  # reading never writes
+
+
+def test_a_signed_document_is_cached_by_its_content(
+    titled: Player, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Signing runs once per content: the same term answers from the cache with the same
+    bytes; a renamed player is new content, signed anew."""
+    from django.core.cache import cache
+
+    from titles.credentials import documents
+
+    signed: list[str] = []
+
+    def counting(document: dict[str, Any], key: Any, *, created: Any) -> dict[str, Any]:
+        signed.append(document["id"])
+        return proof_sign(document, key, created=created)
+
+    monkeypatch.setattr(documents, "proof_sign", counting)
+    cache.clear()
+    code = TitleTerm.objects.get(player=titled).code
+    url = f"https://tour.example.org/api/titles/terms/{code}/credential/"
+    first = credential_for_code(code)
+    again = credential_for_code(code)
+    assert (signed, again) == ([url], first)
+    Player.objects.filter(pk=titled.pk).update(name="大猴子")
+    renamed = credential_for_code(code)
+    assert renamed is not None
+    assert (signed, renamed["credentialSubject"]["name"]) == ([url, url], "大猴子")
+    assert proof_verify(renamed, public_key_of) is None
+
+
+def test_the_verification_page_takes_a_lifetime_code(titled: Player, reviewer: User) -> None:
+    """A Lifetime title's code opens its own verdict: holder, since when, no end, and its
+    credential to download; revoked, it says so."""
+    lifetime = LifetimeTitle.objects.get(player=titled)
+    page = Client().get(f"/verify/{lifetime.code.lower()}/")
+    html = page.content.decode()
+    assert page.status_code == 200
+    assert "✓ 有效的终身大师头衔" in html
+    assert "自 2021-11-20 起为终身大师" in html
+    assert f'href="/api/titles/terms/{lifetime.code}/credential/"' in html
+    assert "下载大师凭证" not in html
+    assert f"https://tour.example.org/verify/{lifetime.code}/" in html
+    services.titles_revoke(player=titled, on=date(2021, 12, 31), by=reviewer, reason="sanction")
+    html = Client().get(f"/verify/{lifetime.code}/").content.decode()
+    assert "✗ 该头衔已被撤销" in html
+    missing = Client().get("/verify/NOPE/")
+    assert missing.status_code == 404
+    assert "没有与“NOPE”对应的大师任期或终身大师头衔。" in missing.content.decode()
