@@ -1,7 +1,8 @@
 """Reads for reviewers (SPEC §7): cases ranked by score and the evidence behind one case.
 
 The evidence of a case is read from the games of its players inside the windows of the
-audits that flagged it (all their games when no flag is attached any more):
+audits that flagged it (all their games when no flag is attached any more), voided games
+included: a sanction voids the games it judged, and the appeal is decided on them:
 
 * **together vs apart** — for every pair of the case: games together, games of each apart,
   and the co-seating model's expectation when a co-seating flag gives one;
@@ -71,8 +72,17 @@ class CaseEvidence:
     games: list[dict[str, Any]] = field(default_factory=list)
 
 
-def _seats(player_ids: list[int], window: tuple[datetime | None, datetime | None]) -> Any:
-    seats = Seat.objects.filter(player_id__in=player_ids, voided=False)
+def _seats(
+    player_ids: list[int],
+    window: tuple[datetime | None, datetime | None],
+    *,
+    voided: bool = False,
+) -> Any:
+    """The players' seats in the window; voided ones too with ``voided`` (a sanction voids
+    the games it judged: they stay the case's evidence for the appeal)."""
+    seats = Seat.objects.filter(player_id__in=player_ids)
+    if not voided:
+        seats = seats.filter(voided=False)
     start, end = window
     if start is not None and end is not None:
         seats = seats.filter(ended_at__gte=start, ended_at__lte=end)
@@ -212,7 +222,9 @@ def case_evidence(*, case: Case) -> CaseEvidence:
     window = (bounds["start"], bounds["end"])
     key_of = {cp.player_id: cp.player.external_id for cp in players}
     ids = sorted(key_of)
-    rows = list(_seats(ids, window).values_list("game_id", "player_id", "ip", "device"))
+    rows = list(
+        _seats(ids, window, voided=True).values_list("game_id", "player_id", "ip", "device")
+    )
     games_of: dict[int, set[int]] = defaultdict(set)
     for game_id, player_id, _, _ in rows:
         games_of[player_id].add(game_id)

@@ -10,7 +10,8 @@ console's reads); this module only puts them in words and tables:
   evidence behind it. A flag whose evidence a presenter does not know (an older or a newer
   detector version) is said generically: its statistic, its q and its evidence's fields.
 * **Tables.** Together vs apart per pair, the flow matrix (feeder × beneficiary, also as the
-  heat map's data), the shared devices and addresses, the linked games with each seat's
+  heat map's data), the shared devices and addresses (also as a graph's data: players linked
+  to the identifiers they used, :func:`identifier_graph`), the linked games with each seat's
   cards, and the case's log, each step in words.
 * **Moves.** A game's move log (SPEC §9 move log v1) one line a move.
 
@@ -474,6 +475,8 @@ class CasePage:
     appeals: list[Appeal]
     linked: int = 0
     chart: dict[str, Any] = field(default_factory=dict)
+    #: The shared identifiers as the graph's data (:func:`identifier_graph`).
+    graph: dict[str, Any] = field(default_factory=dict)
 
     def name(self, key: str) -> str:
         return self.names.get(key, key)
@@ -509,6 +512,51 @@ def _matrix(keys: list[str], flows: list[dict[str, Any]], name: Names) -> dict[s
         for row in flows
     ]
     return {"players": [name(key) for key in keys], "rows": rows, "data": data}
+
+
+#: Identifiers longer than this are shortened on the graph (:func:`short_identifier`).
+SHORT_IDENTIFIER = 16
+
+
+def short_identifier(value: str) -> str:
+    """An identifier as a graph's node says it: whole up to :data:`SHORT_IDENTIFIER`
+    characters, else its first 8 and last 4 (``0f3a9c2e…77b1``): both ends, so two long
+    fingerprints that share a prefix still read apart. The list under the graph has it whole."""
+    if len(value) <= SHORT_IDENTIFIER:
+        return value
+    return f"{value[:8]}…{value[-4:]}"
+
+
+def identifier_graph(
+    keys: list[str], identifiers: list[dict[str, Any]], name: Names
+) -> dict[str, Any]:
+    """The shared devices and addresses as a graph (ECharts ``graph`` series): a node per
+    player of the case (``keys``, in that order, by name; one who shares nothing stands
+    alone) and per identifier (in ``identifiers``' order, labelled by kind and
+    :func:`short_identifier`, the whole one kept as ``full``), a link from each player to
+    each identifier they used in the window. Categories: 0 players, then one per
+    identifier kind (devices, IP addresses, then any other kind as it comes)."""
+    kinds = list(IDENTIFIER_LABELS)
+    kinds += sorted({item["kind"] for item in identifiers} - set(kinds))
+    others = sorted({key for item in identifiers for key in item["players"]} - set(keys))
+    nodes: list[dict[str, Any]] = [
+        {"id": f"player:{key}", "name": name(key), "category": 0} for key in keys + others
+    ]
+    links = []
+    for item in identifiers:
+        node = f"{item['kind']}:{item['identifier']}"
+        words = f"{label(IDENTIFIER_LABELS, item['kind'])} {short_identifier(item['identifier'])}"
+        nodes.append(
+            {
+                "id": node,
+                "name": words,
+                "full": item["identifier"],
+                "category": kinds.index(item["kind"]) + 1,
+            }
+        )
+        links += [{"source": f"player:{key}", "target": node} for key in item["players"]]
+    categories = [{"name": _("选手")}] + [{"name": label(IDENTIFIER_LABELS, k)} for k in kinds]
+    return {"nodes": nodes, "links": links, "categories": categories}
 
 
 def _games(games: list[dict[str, Any]], keys: set[str], name: Names) -> list[GameRow]:
@@ -611,6 +659,7 @@ def case_page(*, case: Case) -> CasePage:
         sanctions=sanctions,
         appeals=appeals,
         linked=len(evidence.games),
+        graph=identifier_graph(keys, evidence.identifiers, name),
         chart={
             "players": matrix["players"],
             "data": matrix["data"],

@@ -336,3 +336,56 @@ class InviteForm(forms.Form):
 
     def ids(self) -> list[str]:
         return [key for key in self.cleaned_data["players"].replace(",", " ").split() if key]
+
+
+#: The most grants one bulk decision takes (a queue page shows 20).
+BULK_MOST = 100
+
+
+class VersionedItemsField(forms.Field):
+    """Chosen grants as ``"<id>:<version>"`` values (a checkbox each): ``[(id, version)]``,
+    each grant once, at the version the reviewer saw it."""
+
+    widget = forms.MultipleHiddenInput
+
+    def to_python(self, value: Any) -> list[tuple[int, int]]:
+        if not value:
+            return []
+        values = value if isinstance(value, list | tuple) else [value]
+        items: dict[int, int] = {}
+        for raw in values:
+            pk, colon, version = str(raw).partition(":")
+            if not (colon and pk.isdigit() and version.isdigit()):
+                raise forms.ValidationError(_("所选项目无效，请重新载入队列后再试。"))
+            if int(pk) in items and items[int(pk)] != int(version):
+                raise forms.ValidationError(_("同一项头衔申请选了两个版本，请重新载入队列。"))
+            items[int(pk)] = int(version)
+        return list(items.items())
+
+    def validate(self, value: list[tuple[int, int]]) -> None:
+        if not value:
+            raise forms.ValidationError(_("请至少勾选一项头衔申请。"))
+        if len(value) > BULK_MOST:
+            raise forms.ValidationError(_("一次最多决定 %(most)s 项。") % {"most": BULK_MOST})
+
+
+class BulkDecisionForm(forms.Form):
+    """Approve or reject several grants, each at the version the reviewer saw (SPEC §6);
+    a rejection needs a reason."""
+
+    items = VersionedItemsField(label=_("所选头衔申请"))
+    decision = forms.ChoiceField(
+        choices=[("approve", _("批准")), ("reject", _("驳回"))],
+        label=_("决定"),
+        error_messages={
+            "required": _("请选择批准或驳回。"),
+            "invalid_choice": _("未知的决定“%(value)s”。"),
+        },
+    )
+    reason = forms.CharField(max_length=500, required=False, label=_("理由"))
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if data.get("decision") == "reject" and not data.get("reason", "").strip():
+            self.add_error("reason", _("驳回须填写理由。"))
+        return data

@@ -56,6 +56,7 @@ urlpatterns = [
     path("manage/uploads/<int:pk>/rejects.jsonl", manage.rejects, name="manage-rejects"),
     path("manage/jobs/<uuid:pk>/", manage.job, name="manage-job"),
     path("review/", review.queue, name="review"),
+    path("review/qualifications/bulk/", review.bulk, name="review-bulk"),
     path(
         "review/qualifications/<int:pk>/<str:decision>/",
         review.decide,

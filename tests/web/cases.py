@@ -9,10 +9,17 @@ event is finalised and audited: one open case (白雪, 黑土) with co-seating, 
 same-device flags. (The scenario is the one of tests/integrity/test_workflow.py.)
 
 Every game is built by ``tests.integrity.conftest.play``, with the sessions the audit reads.
+
+The reviewer's journey (tests/web/test_cases.py through the Django test client,
+tests/web/test_browser.py in a browser) runs on the console's clock :data:`TODAY`: the
+sanction of :func:`sanction_data` after its plan, an appeal of 白雪 (:data:`STATEMENT`)
+upheld by a second reviewer (:data:`UPHELD`). Both check the tour against
+:func:`state_before` and :func:`state_sanctioned`, and the players' notices against
+:data:`NOTICES`.
 """
 
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import date, timedelta
 from typing import Any
 
 from accounts.models import Player, User
@@ -22,6 +29,8 @@ from flows.finalisation import event_finalise
 from flows.grants import qualification_approve
 from integrity.models import Case
 from integrity.services.audits import audit_event
+from notices.selectors import player_notices
+from notices.texts import notice_text
 from tests.integrity.conftest import play
 from tests.tournaments.factories import local, make_event, make_season
 from titles.models import PlayerTitle, Qualification, QualificationRule, TitleTerm
@@ -36,6 +45,9 @@ QUOTAS = {
     "annual_final": {"national": 0, "per_province": 0},
 }
 AFTER = local(2021, 3, 1, 12)
+#: The console's clock in the journey: 2021-03-10 15:00 in Asia/Shanghai, after the monthly
+#: final.
+TODAY = local(2021, 3, 10, 15)
 #: (external id, name, province)
 PEOPLE = (
     ("b", "白雪", "江苏"),
@@ -168,4 +180,109 @@ def tour_state(farm: Farm) -> dict[str, Any]:
                 "player__external_id", "source", "status"
             )
         ),
+    }
+
+
+# --- the reviewer's journey --------------------------------------------------------------------
+
+#: The reason of the journey's sanction, 白雪's appeal and the second reviewer's decision.
+REASON = "一台设备坐两个座位，15 局让分"
+STATEMENT = "是我弟弟用的手机"
+UPHELD = "证据采纳"
+
+
+def sanction_data(case: Case, **extra: Any) -> dict[str, Any]:
+    """The sanction of the journey, as the case page's form posts it: 白雪 the beneficiary
+    (her games in the monthly final voided, titles revoked), 黑土 the helper (titles
+    revoked, suspended)."""
+    return {
+        "expected_version": case.version,
+        "reason": REASON,
+        "role-b": "beneficiary",
+        "events-b": "2021-02-M",
+        "revoke-b": "on",
+        "role-h": "helper",
+        "revoke-h": "on",
+        "suspend-h": "on",
+        **extra,
+    }
+
+
+def state_before(farm: Farm) -> dict[str, Any]:
+    """:func:`tour_state` of the farm as built (on :data:`TODAY`), which an upheld appeal
+    puts back: 白雪 the monthly final's champion and advancer, both Masters."""
+    return {
+        "standings": [
+            ("a2", 90, 15, True, None, False),
+            ("a3", -30, 30, True, None, False),
+            ("a4", -30, 30, True, None, False),
+            ("a5", -30, 15, True, None, False),
+            ("b", 1680, 15, True, 1, True),
+            ("h", -1500, 15, True, None, False),
+        ],
+        "entries": [("b", "advanced", "2021-02-M")],
+        "champion": farm.players["b"].pk,
+        "voided_seats": 0,
+        "titles": [
+            ("b", "master", date(2022, 2, 8), None),
+            ("h", "master", date(2022, 2, 8), None),
+        ],
+        "terms": [
+            ("b", date(2021, 2, 8), date(2022, 2, 8), "current"),
+            ("h", date(2021, 2, 8), date(2022, 2, 8), "current"),
+        ],
+        "qualifications": [
+            ("b", "event:2021-02-M:champion", "pending"),
+            ("b", "manual:earlier-cup", "approved"),
+            ("h", "manual:other-cup", "approved"),
+        ],
+    }
+
+
+def state_sanctioned(farm: Farm) -> dict[str, Any]:
+    """What the journey's sanction changes of :func:`tour_state`: 蓝天 champion and
+    advancer, 白雪's 15 seats voided, no titles, 蓝天's champion qualification instead."""
+    return {
+        "champion": farm.players["a2"].pk,
+        "entries": [("a2", "advanced", "2021-02-M")],
+        "voided_seats": 15,
+        "titles": [],
+        "qualifications": [("a2", "event:2021-02-M:champion", "pending")],
+    }
+
+
+def changed(farm: Farm) -> dict[str, Any]:
+    """:func:`tour_state`'s parts that :func:`state_sanctioned` names."""
+    state = tour_state(farm)
+    return {key: state[key] for key in state_sanctioned(farm)}
+
+
+#: Each player's notice feed after the journey, newest first as the player's page shows it:
+#: the Master title and 白雪's advancement (the farm), the sanction and the titles revoked,
+#: the sanction reversed and the titles restored (the upheld appeal). Public words: no
+#: reason, no evidence.
+NOTICES: dict[str, list[str]] = {
+    "b": [
+        "申诉成功，处罚已撤销。",
+        "申诉成功，全国头衔已恢复。",
+        "因违规被处罚：相关赛事成绩作废、全国头衔被撤销。",
+        "全国头衔因违规被撤销。",
+        "从「2021-02-M · 月赛」晋级「2021-Q1-F · 季赛」。",
+        "获得大师头衔，有效期至 2022-02-08。",
+    ],
+    "h": [
+        "申诉成功，处罚已撤销。",
+        "申诉成功，全国头衔已恢复。",
+        "因违规被处罚：全国头衔被撤销、暂停参赛资格。",
+        "全国头衔因违规被撤销。",
+        "获得大师头衔，有效期至 2022-02-08。",
+    ],
+}
+
+
+def notices_of(farm: Farm) -> dict[str, list[str]]:
+    """The notice feed of each player of :data:`NOTICES`, in words (newest first)."""
+    return {
+        key: [notice_text(n.kind, n.params) for n in player_notices(player=farm.players[key])]
+        for key in NOTICES
     }

@@ -14,7 +14,8 @@ from urllib.parse import quote, unquote
 import pytest
 from django.conf import settings
 
-from accounts.models import Player
+from accounts.models import Player, User
+from tests.web.cases import Farm
 from tests.web.tour import Tour, build_tour
 from titles.models import TitleTerm
 
@@ -626,26 +627,73 @@ def test_every_page_has_no_serious_accessibility_violation(
     assert failing == {}
 
 
-def test_a_reviewer_reads_the_top_case(
-    transactional_db: Any, live_server: Any, driver: Any
-) -> None:
-    """A reviewer signs in, opens the top case of the queue and reads its evidence: the flags
-    in words, the flow matrix drawn as a heat map over its table; the queue, the case and the
-    case on a phone are shot (and checked by axe-core)."""
-    from accounts.roles import REVIEWER, ensure_roles
-    from tests.accounts.signin import browser_sign_in, make_staff
-    from tests.web.cases import build_farm
+def reviewer_farm(driver: Any, monkeypatch: pytest.MonkeyPatch) -> tuple[User, Farm]:
+    """A fresh browser on a desktop window, the console's clock at ``tests.web.cases.TODAY``
+    (the live server's thread too), a reviewer and the farm's open case (tests/web/cases.py)."""
+    from django.utils import timezone
 
+    from accounts.roles import REVIEWER, ensure_roles
+    from tests.accounts.signin import make_staff
+    from tests.web.cases import TODAY, build_farm
+
+    monkeypatch.setattr(timezone, "now", lambda: TODAY)
     driver.delete_all_cookies()
     viewport(driver, 1280, 900)
     ensure_roles()
     reviewer = make_staff("case-reviewer", role=REVIEWER)
-    farm = build_farm(reviewer)
+    return reviewer, build_farm(reviewer)
+
+
+def no_blocking_violations(driver: Any) -> None:
+    assert [v for v in axe_violations(driver) if v["impact"] in BLOCKING] == []
+
+
+def texts(driver: Any, selector: str) -> list[str]:
+    """The text of each element ``selector`` finds, whitespace collapsed (a flex row's items
+    come on lines of their own)."""
+    return [" ".join(e.text.split()) for e in css_all(driver, selector)]
+
+
+def said(driver: Any) -> list[str]:
+    """The messages the page shows (an action's outcome)."""
+    return [e.text for e in css_all(driver, "ul.messages li")]
+
+
+def fill_sanction(driver: Any, data: dict[str, Any]) -> None:
+    """Fill the case page's sanction form as ``data`` (``tests.web.cases.sanction_data``,
+    what the form posts) says: each player's role, events, revoke and suspend; the reason."""
+    from selenium.webdriver.support.ui import Select
+
+    for name, value in data.items():
+        if name == "expected_version":
+            continue
+        if name == "reason":
+            css(driver, ".sanction-form input[name=reason]").send_keys(value)
+        elif name.startswith("role-"):
+            Select(css(driver, f"select[name={name}]")).select_by_value(value)
+        elif name.startswith("events-"):
+            css(driver, f"input[name={name}][value='{value}']").click()
+        else:
+            assert value == "on", name
+            css(driver, f"input[name={name}]").click()
+
+
+def test_a_reviewer_reads_the_top_case(
+    transactional_db: Any, live_server: Any, driver: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reviewer signs in, opens the top case of the queue and reads its evidence: the flags
+    in words, the flow matrix drawn as a heat map over its table, the shared device drawn as
+    a graph over its list; the queue, the case and the case on a phone are shot (and checked
+    by axe-core); the sanction's plan is shown before anything is written."""
+    from tests.accounts.signin import browser_sign_in
+    from tests.web.cases import sanction_data
+
+    reviewer, farm = reviewer_farm(driver, monkeypatch)
     browser_sign_in(driver, live_server.url, reviewer, next_path="/review/cases/")
     wait_for(driver, lambda d: d.current_url.endswith("/review/cases/"))
     top = css(driver, "ol.case-queue a.case-link")
     assert top.text == f"#{farm.case.pk} 白雪、黑土"
-    assert [v for v in axe_violations(driver) if v["impact"] in BLOCKING] == []
+    no_blocking_violations(driver)
     shoot(driver, "review-cases")
 
     top.click()
@@ -656,27 +704,42 @@ def test_a_reviewer_reads_the_top_case(
     wait_for(driver, lambda d: d.find_elements("css selector", "#flow-chart canvas"))
     cells = [e.text for e in css_all(driver, "table.flow-matrix td")]
     assert cells == ["—", "0 局 · 0 分", "15 局 · 1500 分", "—"]
-    assert [v for v in axe_violations(driver) if v["impact"] in BLOCKING] == []
+    # The shared device as a graph (two players, one device), its list under it.
+    graph = css(driver, "#identifier-chart")
+    assert (graph.get_attribute("role"), graph.get_attribute("aria-label")) == (
+        "img",
+        "共用设备与地址关系图：数据见下面的列表",
+    )
+    wait_for(driver, lambda d: d.find_elements("css selector", "#identifier-chart canvas"))
+    drawn = driver.execute_script(
+        "var chart = echarts.getInstanceByDom(arguments[0]);"
+        "var series = chart.getOption().series[0];"
+        "var canvas = arguments[0].querySelector('canvas');"
+        "return [series.type, series.layout, series.data.map(function (n) { return n.name; }),"
+        " series.links.length, canvas.width > 0 && canvas.height > 0];",
+        graph,
+    )
+    assert drawn == ["graph", "circular", ["白雪", "黑土", "设备 d-farm"], 2, True]
+    assert texts(driver, "ul.identifiers li") == ["设备 d-farm 白雪、黑土"]
+    no_blocking_violations(driver)
     shoot(driver, "review-case")
+    shoot(driver, "review-case-identifiers", at="#identifiers")
 
     viewport(driver, 390, 844, mobile=True)
     driver.get(f"{live_server.url}/review/cases/{farm.case.pk}/")
     wait_for(driver, lambda d: d.find_elements("css selector", "#flow-chart canvas"))
+    wait_for(driver, lambda d: d.find_elements("css selector", "#identifier-chart canvas"))
     assert driver.execute_script("return document.documentElement.scrollWidth") <= 390
-    assert [v for v in axe_violations(driver) if v["impact"] in BLOCKING] == []
+    no_blocking_violations(driver)
     shoot(driver, "review-case-mobile")
+    shoot(driver, "review-case-identifiers-mobile", at="#identifiers")
     driver.get(f"{live_server.url}/review/cases/")
     assert driver.execute_script("return document.documentElement.scrollWidth") <= 390
 
     # The sanction's plan before it is confirmed: nothing is written yet.
-    from selenium.webdriver.support.ui import Select
-
     viewport(driver, 1280, 900)
     driver.get(f"{live_server.url}/review/cases/{farm.case.pk}/")
-    Select(css(driver, "select[name=role-b]")).select_by_value("beneficiary")
-    css(driver, "input[name=events-b][value='2021-02-M']").click()
-    css(driver, "input[name=revoke-b]").click()
-    css(driver, ".sanction-form input[name=reason]").send_keys("一台设备坐两个座位")
+    fill_sanction(driver, sanction_data(farm.case))
     css(driver, ".sanction-form button[type=submit]").click()
     wait_for(driver, lambda d: css_all(d, "ol.plan"))
     assert "冠军：白雪 → 蓝天" in css(driver, "ol.plan").text
@@ -684,6 +747,118 @@ def test_a_reviewer_reads_the_top_case(
     farm.case.refresh_from_db()
     assert (farm.case.status, farm.case.version) == ("open", 0)
     shoot(driver, "review-case-plan", at="#sanction")
+
+
+def test_a_reviewer_sanctions_and_a_second_reviewer_upholds_the_appeal(
+    transactional_db: Any, live_server: Any, driver: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The journey of tests/web/test_cases.py in the browser: the reviewer takes the case,
+    reads the plan and confirms the sanction (白雪 and 黑土), records 白雪's appeal and
+    cannot decide it (four eyes); signed out, a second reviewer signs in and upholds it. The
+    tour is back as it was, and each player's page tells them of the sanction and of its
+    reversal. The confirmed case, the decided appeal and a player's notices are shot (and
+    checked by axe-core)."""
+    from selenium.webdriver.support.ui import Select
+
+    from accounts.roles import REVIEWER
+    from integrity.models import Appeal
+    from tests.accounts.signin import browser_sign_in, make_staff
+    from tests.web.cases import (
+        NOTICES,
+        STATEMENT,
+        UPHELD,
+        changed,
+        notices_of,
+        sanction_data,
+        state_before,
+        state_sanctioned,
+        tour_state,
+    )
+
+    reviewer, farm = reviewer_farm(driver, monkeypatch)
+    before = tour_state(farm)
+    assert before == state_before(farm)
+    case = farm.case.pk
+    path = f"/review/cases/{case}/"
+    browser_sign_in(driver, live_server.url, reviewer, next_path=path)
+    wait_for(driver, lambda d: d.current_url.endswith(path))
+
+    css(driver, ".take-form button").click()
+    wait_for(driver, lambda d: said(d) == [f"已领取案件 #{case}。"])
+    assert "您正在处理此案件。" in css(driver, "#actions").text
+
+    # The plan (nothing written), then confirmed.
+    fill_sanction(driver, sanction_data(farm.case))
+    css(driver, ".sanction-form button[type=submit]").click()
+    wait_for(driver, lambda d: css_all(d, "ol.plan"))
+    assert texts(driver, "ol.plan > li > ul > li") == [
+        "作废 15 个座位的成绩",
+        "冠军：白雪 → 蓝天",
+        "晋级：加入 蓝天，移出 白雪",
+        "下游赛事名单：加入 蓝天，移出 白雪",
+        "下游赛事 2021-Q1-F：名单变化，未开赛",
+        "白雪: 1680 分 15 局 第 1 名 晋级 → 0 分 0 局",
+        "冠军资格：撤回 白雪，记录 蓝天",
+    ]
+    assert texts(driver, "ul.plan-titles li") == [
+        "白雪：大师（有效期至 2022-02-08） → 无头衔",
+        "黑土：大师（有效期至 2022-02-08） → 无头衔",
+        "白雪：头衔被撤销（2021-03-10）",
+        "白雪：撤回此前的“获得大师”（2021-02-08）",
+        "黑土：头衔被撤销（2021-03-10）",
+        "黑土：撤回此前的“获得大师”（2021-02-08）",
+    ]
+    assert tour_state(farm) == before
+    css(driver, ".sanction-form button.danger").click()
+    wait_for(driver, lambda d: said(d) == [f"已处罚（案件 #{case}）：白雪、黑土。"])
+    assert driver.current_url.endswith(path)
+    assert changed(farm) == state_sanctioned(farm)
+    assert notices_of(farm) == {key: feed[2:] for key, feed in NOTICES.items()}
+    assert texts(driver, "ul.sanctions li") == [
+        "白雪 （受益者）· 作废对局 2021-02-M 撤销头衔 2021-03-10 起，case-reviewer",
+        "黑土 （协助者）· 撤销头衔 停赛 2021-03-10 起，case-reviewer",
+    ]
+    no_blocking_violations(driver)
+    shoot(driver, "review-case-sanctioned", at="#actions")
+
+    # 白雪's appeal, which the reviewer who sanctioned may not decide.
+    Select(css(driver, ".appeal-form select[name=player]")).select_by_value("b")
+    css(driver, ".appeal-form textarea[name=statement]").send_keys(STATEMENT)
+    css(driver, ".appeal-form button[type=submit]").click()
+    wait_for(driver, lambda d: said(d) == ["已记录白雪的申诉。"])
+    assert "四眼原则：您作出了处罚，此申诉须由另一位审核员裁决。" in css(driver, "#actions").text
+    for decision in ("uphold", "reject"):
+        assert not css(driver, f".appeal-decide button[value={decision}]").is_enabled()
+
+    css(driver, "form.signout button").click()
+    wait_for(driver, lambda d: not css_all(d, "form.signout"))
+    second = make_staff("case-reviewer-2", role=REVIEWER)
+    browser_sign_in(driver, live_server.url, second, next_path=path)
+    wait_for(driver, lambda d: d.current_url.endswith(path))
+    assert "四眼原则" not in css(driver, "#actions").text
+    assert css(driver, "blockquote.statement").text == STATEMENT
+    css(driver, ".appeal-decide input[name=reason]").send_keys(UPHELD)
+    css(driver, ".appeal-decide button[value=uphold]").click()
+    wait_for(driver, lambda d: said(d) == [f"申诉成立：案件 #{case} 的处罚已全部撤销。"])
+    assert css(driver, "#actions").text == "处理\n此案件已决定，不再接受操作。"
+    appeal = Appeal.objects.get(case=farm.case)
+    assert (appeal.status, appeal.decided_by_id) == ("upheld", second.pk)
+    farm.case.refresh_from_db()
+    assert (farm.case.status, farm.case.version) == ("reversed", 4)
+    no_blocking_violations(driver)
+    shoot(driver, "review-case-appeal-decided", at="#actions")
+
+    # Standings, champion, entries, qualifications and titles as before the sanction.
+    assert tour_state(farm) == before
+    assert notices_of(farm) == NOTICES
+
+    # Each player's page tells them, in public words (白雪's is shot).
+    for key in ("h", "b"):
+        driver.get(f"{live_server.url}/players/{key}/")
+        feed = texts(driver, "ol.notices li")
+        assert feed == [f"2021-03-10 {text}" for text in NOTICES[key]], key
+    no_blocking_violations(driver)
+    shoot(driver, "player-notices", at="#notices")
 
 
 def test_verification_page_offers_the_credential_qr_and_certificate(

@@ -20,15 +20,26 @@ from flows.sanctions import case_sanction
 from integrity.models import Appeal, Case, CaseEvent, CasePlayer, Flag, Sanction
 from integrity.services.cases import appeal_file, case_take
 from tests.accounts.signin import client_sign_in
-from tests.tournaments.factories import local
-from tests.web.cases import Farm, build_farm, tour_state
+from tests.web.cases import (
+    NOTICES,
+    REASON,
+    STATEMENT,
+    TODAY,
+    UPHELD,
+    Farm,
+    build_farm,
+    changed,
+    notices_of,
+    sanction_data,
+    state_before,
+    state_sanctioned,
+    tour_state,
+)
 from titles.models import Qualification, Revocation, TitleChange
 from tournaments.models import Correction, Game
+from web.case_evidence import identifier_graph, short_identifier
 
 pytestmark = pytest.mark.django_db
-
-#: The console's clock: 2021-03-10 15:00 in Asia/Shanghai, after the monthly final.
-TODAY = local(2021, 3, 10, 15)
 
 
 @pytest.fixture
@@ -100,22 +111,6 @@ def written() -> dict[str, int]:
 def case_row(case: Case) -> tuple[str, int, int | None, int | None]:
     case.refresh_from_db()
     return case.status, case.version, case.assigned_to_id, case.decided_by_id
-
-
-def sanction_data(case: Case, **extra: Any) -> dict[str, Any]:
-    """The sanction of the journey: 白雪 the beneficiary (her games in the monthly final
-    voided, titles revoked), 黑土 the helper (titles revoked, suspended)."""
-    return {
-        "expected_version": case.version,
-        "reason": "一台设备坐两个座位，15 局让分",
-        "role-b": "beneficiary",
-        "events-b": "2021-02-M",
-        "revoke-b": "on",
-        "role-h": "helper",
-        "revoke-h": "on",
-        "suspend-h": "on",
-        **extra,
-    }
 
 
 # --- who may ---------------------------------------------------------------------------------
@@ -304,8 +299,24 @@ def test_the_case_page_puts_the_evidence_in_words(farm: Farm, reviewer: User) ->
     assert '"data": [[1, 0, 0, 0, 0], [0, 1, 15, 1500, 15]]' in html
     assert "static/vendor/echarts/echarts.min.js" in html
     assert section(response, "identifiers") == (
-        "共用设备与地址 设备 d-farm 白雪、黑土 IP 地址与设备属于个人信息，仅审核员可见。"
+        "共用设备与地址 连线：选手在证据窗口内用过该设备或地址。 "
+        "设备 d-farm 白雪、黑土 IP 地址与设备属于个人信息，仅审核员可见。"
     )
+    assert (
+        '<div id="identifier-chart" class="chart chart-identifiers" role="img" '
+        'aria-label="共用设备与地址关系图：数据见下面的列表"></div>'
+    ) in html
+    assert (
+        '<script id="identifier-data" type="application/json">'
+        '{"nodes": [{"id": "player:b", "name": "\\u767d\\u96ea", "category": 0}, '
+        '{"id": "player:h", "name": "\\u9ed1\\u571f", "category": 0}, '
+        '{"id": "device:d-farm", "name": "\\u8bbe\\u5907 d-farm", "full": "d-farm", '
+        '"category": 1}], '
+        '"links": [{"source": "player:b", "target": "device:d-farm"}, '
+        '{"source": "player:h", "target": "device:d-farm"}], '
+        '"categories": [{"name": "\\u9009\\u624b"}, {"name": "\\u8bbe\\u5907"}, '
+        '{"name": "IP \\u5730\\u5740"}]}</script>'
+    ) in html
 
     games = section(response, "games")
     assert "涉案选手同桌的对局 15 局（最近的在前）" in games
@@ -326,6 +337,68 @@ def test_the_case_page_puts_the_evidence_in_words(farm: Farm, reviewer: User) ->
         f"案件记录 {at(opened.at)} 立案 · 系统 — benefit: pointflow; 15 near-conclusive "
         "same-table link(s); with coseating 审计 event:2021-02-M：4 个标记，评分 163"
     )
+
+
+def test_identifiers_are_shortened_on_the_graph_whole_up_to_sixteen_characters() -> None:
+    assert short_identifier("198.51.100.7") == "198.51.100.7"
+    assert short_identifier("d-farm") == "d-farm"
+    assert short_identifier("0123456789abcdef") == "0123456789abcdef"
+    assert short_identifier("0123456789abcdefg") == "01234567…defg"
+    assert short_identifier("2001:db8:85a3::8a2e:370:7334") == "2001:db8…7334"
+
+
+def test_the_shared_identifiers_as_a_graph() -> None:
+    names = {"b": "白雪", "h": "黑土", "z": "紫云", "x": "外人"}
+    graph = identifier_graph(
+        ["b", "h", "q", "z"],
+        [
+            {"kind": "device", "identifier": "d-farm", "players": ["b", "h"]},
+            {"kind": "device", "identifier": "0f3a9c2e5d6b7a8c9d0e77b1", "players": ["h", "z"]},
+            {"kind": "ip", "identifier": "198.51.100.7", "players": ["b", "h", "z"]},
+            {"kind": "asn", "identifier": "AS4134", "players": ["b", "x"]},
+        ],
+        lambda key: names.get(key, key),
+    )
+    assert graph == {
+        "nodes": [
+            {"id": "player:b", "name": "白雪", "category": 0},
+            {"id": "player:h", "name": "黑土", "category": 0},
+            {"id": "player:q", "name": "q", "category": 0},  # shares nothing: stands alone
+            {"id": "player:z", "name": "紫云", "category": 0},
+            {"id": "player:x", "name": "外人", "category": 0},  # not of the case: after them
+            {"id": "device:d-farm", "name": "设备 d-farm", "full": "d-farm", "category": 1},
+            {
+                "id": "device:0f3a9c2e5d6b7a8c9d0e77b1",
+                "name": "设备 0f3a9c2e…77b1",
+                "full": "0f3a9c2e5d6b7a8c9d0e77b1",
+                "category": 1,
+            },
+            {
+                "id": "ip:198.51.100.7",
+                "name": "IP 地址 198.51.100.7",
+                "full": "198.51.100.7",
+                "category": 2,
+            },
+            {"id": "asn:AS4134", "name": "asn AS4134", "full": "AS4134", "category": 3},
+        ],
+        "links": [
+            {"source": "player:b", "target": "device:d-farm"},
+            {"source": "player:h", "target": "device:d-farm"},
+            {"source": "player:h", "target": "device:0f3a9c2e5d6b7a8c9d0e77b1"},
+            {"source": "player:z", "target": "device:0f3a9c2e5d6b7a8c9d0e77b1"},
+            {"source": "player:b", "target": "ip:198.51.100.7"},
+            {"source": "player:h", "target": "ip:198.51.100.7"},
+            {"source": "player:z", "target": "ip:198.51.100.7"},
+            {"source": "player:b", "target": "asn:AS4134"},
+            {"source": "player:x", "target": "asn:AS4134"},
+        ],
+        "categories": [{"name": "选手"}, {"name": "设备"}, {"name": "IP 地址"}, {"name": "asn"}],
+    }
+    assert identifier_graph(["b"], [], lambda key: names[key]) == {
+        "nodes": [{"id": "player:b", "name": "白雪", "category": 0}],
+        "links": [],
+        "categories": [{"name": "选手"}, {"name": "设备"}, {"name": "IP 地址"}],
+    }
 
 
 def test_a_flag_its_presenter_does_not_know_is_said_generically(farm: Farm, reviewer: User) -> None:
@@ -410,32 +483,7 @@ def test_sanction_after_the_plan_then_a_second_reviewer_upholds_the_appeal(
     farm: Farm, reviewer: User, reviewer2: User
 ) -> None:
     before = tour_state(farm)
-    assert before == {
-        "standings": [
-            ("a2", 90, 15, True, None, False),
-            ("a3", -30, 30, True, None, False),
-            ("a4", -30, 30, True, None, False),
-            ("a5", -30, 15, True, None, False),
-            ("b", 1680, 15, True, 1, True),
-            ("h", -1500, 15, True, None, False),
-        ],
-        "entries": [("b", "advanced", "2021-02-M")],
-        "champion": farm.players["b"].pk,
-        "voided_seats": 0,
-        "titles": [
-            ("b", "master", date(2022, 2, 8), None),
-            ("h", "master", date(2022, 2, 8), None),
-        ],
-        "terms": [
-            ("b", date(2021, 2, 8), date(2022, 2, 8), "current"),
-            ("h", date(2021, 2, 8), date(2022, 2, 8), "current"),
-        ],
-        "qualifications": [
-            ("b", "event:2021-02-M:champion", "pending"),
-            ("b", "manual:earlier-cup", "approved"),
-            ("h", "manual:other-cup", "approved"),
-        ],
-    }
+    assert before == state_before(farm)
     client = signed_in(reviewer)
     queue = client.get("/review/cases/").content.decode()
     top = re.search(r'<a class="case-link" href="(/review/cases/\d+/)">', queue)
@@ -456,7 +504,7 @@ def test_sanction_after_the_plan_then_a_second_reviewer_upholds_the_appeal(
     actions = section(plan, "actions")
     assert (
         "确认后将执行以下处罚（尚未写入）： 白雪 （受益者）：作废对局 2021-02-M 、撤销头衔 "
-        "黑土 （协助者）：撤销头衔、停赛 理由：一台设备坐两个座位，15 局让分 "
+        f"黑土 （协助者）：撤销头衔、停赛 理由：{REASON} "
         "下游变化 2021-02-M · 白雪 · 作废该选手的对局 作废 15 个座位的成绩 冠军：白雪 → 蓝天 "
         "晋级：加入 蓝天，移出 白雪 下游赛事名单：加入 蓝天，移出 白雪 "
         "下游赛事 2021-Q1-F：名单变化，未开赛 白雪: 1680 分 15 局 第 1 名 晋级 → 0 分 0 局 "
@@ -482,25 +530,26 @@ def test_sanction_after_the_plan_then_a_second_reviewer_upholds_the_appeal(
     assert (confirmed.status_code, confirmed["Location"]) == (302, path)
     assert said(client, confirmed) == [f"已处罚（案件 #{farm.case.pk}）：白雪、黑土。"]
     assert case_row(farm.case) == ("sanctioned", 2, reviewer.pk, reviewer.pk)
-    sanctioned = tour_state(farm)
-    assert sanctioned["champion"] == farm.players["a2"].pk
-    assert sanctioned["entries"] == [("a2", "advanced", "2021-02-M")]
-    assert sanctioned["voided_seats"] == 15
-    assert sanctioned["titles"] == []
-    assert sanctioned["qualifications"] == [("a2", "event:2021-02-M:champion", "pending")]
+    assert changed(farm) == state_sanctioned(farm)
+    # Told of the sanction; the reversal's two notices are still to come.
+    assert notices_of(farm) == {key: feed[2:] for key, feed in NOTICES.items()}
     page = client.get(path)
     assert section(page, "sanctions").startswith(
         "处罚与申诉 白雪 （受益者）· 作废对局 2021-02-M 撤销头衔 2021-03-10 起，rev "
         "黑土 （协助者）· 撤销头衔 停赛 2021-03-10 起，rev"
     )
+    # The voided games stay the case's evidence, for whoever decides the appeal.
+    assert section(page, "pairs").endswith("白雪、黑土 15 6.4 0 / 0")
+    assert "设备 d-farm 白雪、黑土" in section(page, "identifiers")
+    assert "涉案选手同桌的对局 15 局（最近的在前）" in section(page, "games")
     punished = CaseEvent.objects.get(case=farm.case, action="sanctioned")
-    assert f"{at(punished.at)} 处罚 · rev — 一台设备坐两个座位，15 局让分 " in section(page, "log")
+    assert f"{at(punished.at)} 处罚 · rev — {REASON} " in section(page, "log")
     assert "白雪（受益者）：作废 2021-02-M 的对局、撤销头衔 黑土（协助者）：撤销头衔、停赛" in (
         section(page, "log")
     )
 
     filed = client.post(
-        f"{path}appeals/", {"expected_version": 2, "player": "b", "statement": "是我弟弟用的手机"}
+        f"{path}appeals/", {"expected_version": 2, "player": "b", "statement": STATEMENT}
     )
     assert said(client, filed) == ["已记录白雪的申诉。"]
     appeal = Appeal.objects.get(case=farm.case)
@@ -522,9 +571,7 @@ def test_sanction_after_the_plan_then_a_second_reviewer_upholds_the_appeal(
 
     second = signed_in(reviewer2)
     assert "四眼原则" not in section(second.get(path), "actions")
-    upheld = second.post(
-        decide, {"expected_version": 3, "decision": "uphold", "reason": "证据采纳"}
-    )
+    upheld = second.post(decide, {"expected_version": 3, "decision": "uphold", "reason": UPHELD})
     assert said(second, upheld) == [f"申诉成立：案件 #{farm.case.pk} 的处罚已全部撤销。"]
     assert case_row(farm.case) == ("reversed", 4, reviewer.pk, reviewer.pk)
     assert Appeal.objects.get(pk=appeal.pk).status == "upheld"
@@ -539,9 +586,10 @@ def test_sanction_after_the_plan_then_a_second_reviewer_upholds_the_appeal(
     page = client.get(path)
     assert section(page, "actions") == "处理 此案件已决定，不再接受操作。"
     log = section(page, "log")
-    for step in ("立案 · 系统", "领取 · rev", "处罚 · rev", "申诉 · rev — 是我弟弟用的手机"):
+    for step in ("立案 · 系统", "领取 · rev", "处罚 · rev", f"申诉 · rev — {STATEMENT}"):
         assert step in log
-    assert "申诉成立，撤销处罚 · rev2 — 证据采纳 恢复：白雪、黑土" in log
+    assert f"申诉成立，撤销处罚 · rev2 — {UPHELD} 恢复：白雪、黑土" in log
+    assert notices_of(farm) == NOTICES
 
 
 def test_the_sanction_form_says_what_is_missing_and_writes_nothing(

@@ -8,7 +8,7 @@ from typing import Any
 
 from django import template
 from django.urls import translate_url
-from django.utils.translation import gettext
+from django.utils.translation import get_language, gettext
 from django.utils.translation import gettext_lazy as _
 
 from accounts.roles import has_role
@@ -105,6 +105,20 @@ def event_state_label(state: str) -> str:
 @register.filter
 def event_status_label(status: str) -> str:
     return str(EVENT_STATUS_LABELS.get(status, status))
+
+
+@register.filter
+def rule_label(rule: Any) -> str:
+    """A qualification rule in the page's language: its description is "中文 — English"
+    (the defaults, and the admin's convention); the part for the language, else the whole
+    description, else the rule's key."""
+    description = str(getattr(rule, "description", "") or "")
+    if not description:
+        return str(getattr(rule, "key", ""))
+    chinese, dash, english = description.partition(" — ")
+    if not dash:
+        return description
+    return english.strip() if (get_language() or "").startswith("en") else chinese.strip()
 
 
 @register.filter
