@@ -878,3 +878,14 @@ def test_verification_page_offers_the_credential_qr_and_certificate(
     assert len(links) == 2  # the Master term and the Lifetime title
     assert css(driver, "[data-print]").is_displayed()
     shoot(driver, "verify-credential")
+    # The Lifetime title's own code: its verdict, no end, its credential only.
+    from titles.models import LifetimeTitle
+
+    lifetime = LifetimeTitle.objects.get(player=player)
+    driver.get(f"{live_server.url}/verify/{lifetime.code}/")
+    assert css(driver, ".verdict-head").text == "✓ 有效的终身大师头衔"
+    links = [a.get_attribute("href") for a in css_all(driver, ".credential-links a")]
+    assert links == [f"{live_server.url}/api/titles/terms/{lifetime.code}/credential/"]
+    assert css(driver, ".credential-qr svg").is_displayed()
+    assert [v for v in axe_violations(driver) if v["impact"] in BLOCKING] == []
+    shoot(driver, "verify-lifetime")
