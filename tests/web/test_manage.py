@@ -357,7 +357,7 @@ def test_a_season_that_cannot_be_is_refused_with_its_reason_and_nothing_written(
     negative = client.post(
         "/manage/seasons/new/", season_post(2022, "2022-01-03", weekly_final_national=-1)
     )
-    assert "not a Monday" in tuesday.content.decode()
+    assert "赛季须从星期一开始：2022-01-04 是星期二。" in tuesday.content.decode()
     assert "2021" in again.content.decode().split('class="errorlist', 1)[1][:300]
     assert negative.status_code == 200
     assert not Season.objects.filter(year=2022).exists()
@@ -416,7 +416,7 @@ def test_a_seated_final_of_16_over_3_rounds_run_from_the_console(
     console = f"/manage/events/{event.code}/"
 
     early = client.post(f"{console}rounds/", {"seed": ""}, follow=True)
-    assert "round 1" in early.content.decode()  # its tables have no result yet
+    assert "第 1 轮还有桌次没有成绩" in early.content.decode()  # no result yet
     assert event.seated_rounds.count() == 1
 
     for number in (1, 2, 3):

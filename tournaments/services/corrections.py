@@ -35,6 +35,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from accounts.models import Player, User
 from core.errors import ConflictError, ServiceError
@@ -53,7 +54,11 @@ _STANDING_FIELDS = ("total", "games", "eligible", "rank", "province_rank", "adva
 
 def _need_reason(reason: str) -> None:
     if not reason.strip():
-        raise ServiceError("give a reason for the correction", detail={"reason": "required"})
+        raise ServiceError(
+            "give a reason for the correction",
+            detail={"reason": "required"},
+            say=_("更正须写明理由。"),
+        )
 
 
 def _snapshot(event: Event, player_ids: Iterable[int]) -> dict[str, dict[str, Any]]:
@@ -111,6 +116,29 @@ def _recompute(
     return correction
 
 
+def _card_says(
+    exc: CardError,
+    game: str,
+    keys: Sequence[str],
+    hands: Mapping[str, Sequence[str]],
+    table: CardTable,
+) -> str:
+    """A refused hand for people: the card and the player (``CardError`` speaks English)."""
+    facts: dict[str, object] = {"game": game, "card": exc.code}
+    if exc.seat is not None:
+        facts["player"] = keys[exc.seat]
+        if isinstance(hands[keys[exc.seat]], str) or not isinstance(exc.code, str):
+            return _("对局 %(game)s，%(player)s：手牌须为牌码（文字）的列表。") % facts
+        return _("对局 %(game)s，%(player)s：本赛事的牌表没有 %(card)s 这张牌。") % facts
+    if exc.code is None:
+        facts["cards"] = sum(len(hands[key]) for key in keys)
+        facts["deck"] = table.size
+        return _("对局 %(game)s：各手牌共 %(cards)s 张，超过整副牌的 %(deck)s 张。") % facts
+    facts["count"] = sum(list(hands[key]).count(str(exc.code)) for key in keys)
+    facts["copies"] = table.copies.get(str(exc.code), 0)
+    return _("对局 %(game)s：%(card)s 出现了 %(count)s 次，但整副牌只有 %(copies)s 张。") % facts
+
+
 def _locked_event(event_id: int) -> Event:
     return Event.objects.select_for_update(of=("self",)).select_related("season").get(pk=event_id)
 
@@ -139,7 +167,10 @@ def game_void(*, game: Game, by: User | None, reason: str) -> Correction:
         event = _locked_event(game.event_id)
         locked = Game.objects.select_for_update().get(pk=game.pk)
         if locked.voided:
-            raise ConflictError(f"game {locked.record_id} is already voided")
+            raise ConflictError(
+                f"game {locked.record_id} is already voided",
+                say=_("对局 %(game)s 已经作废。") % {"game": locked.record_id},
+            )
         locked.voided = True
         locked.save(update_fields=["voided"])
         Seat.objects.filter(game=locked).update(voided=True)
@@ -156,7 +187,10 @@ def game_restore(*, game: Game, by: User | None, reason: str) -> Correction:
         event = _locked_event(game.event_id)
         locked = Game.objects.select_for_update().get(pk=game.pk)
         if not locked.voided:
-            raise ConflictError(f"game {locked.record_id} is not voided")
+            raise ConflictError(
+                f"game {locked.record_id} is not voided",
+                say=_("对局 %(game)s 没有作废，无需恢复。") % {"game": locked.record_id},
+            )
         locked.voided = False
         locked.save(update_fields=["voided"])
         players = list(Seat.objects.filter(game=locked).values_list("player_id", flat=True))
@@ -181,6 +215,8 @@ def game_fix(
             raise ServiceError(
                 f"give the hands of exactly the game's players: {', '.join(keys)}",
                 detail={"hands": sorted(set(hands) ^ set(keys))},
+                say=_("须填本局每位选手（且只填他们）的手牌：%(players)s。")
+                % {"players": "、".join(keys)},
             )
         table = CardTable.from_dict(event.rule("card_table"))
         try:
@@ -188,16 +224,23 @@ def game_fix(
             validate_deal(parsed, table)
         except CardError as exc:
             raise ServiceError(
-                f"bad hand: {exc}", detail={"hands": str(exc), "card": str(exc.code)}
+                f"bad hand: {exc}",
+                detail={"hands": str(exc), "card": str(exc.code)},
+                say=_card_says(exc, locked.record_id, keys, hands, table),
             ) from None
         if locked.ended_by == Game.EndedBy.OUT and all(parsed):
             raise ServiceError(
                 f"game {locked.record_id} ended 'out' but no hand is empty",
                 detail={"hands": "one hand must be empty"},
+                say=_("对局 %(game)s 以有人出完牌结束，须有一手牌为空。")
+                % {"game": locked.record_id},
             )
         hand_limit = Seat._meta.get_field("hand").max_length
         if hand_limit is not None and any(len(" ".join(hand)) > hand_limit for hand in parsed):
-            raise ServiceError(f"a hand is longer than {hand_limit} characters")
+            raise ServiceError(
+                f"a hand is longer than {hand_limit} characters",
+                say=_("有一手牌超过 %(limit)s 个字符。") % {"limit": hand_limit},
+            )
         points = [hand_points(hand, table) for hand in parsed]
         if locked.mode == Game.Mode.DOUBLES:
             scores = score_game("tour_doubles", points, [seat.team for seat in seats])
@@ -224,7 +267,9 @@ def _player_games(
 ) -> list[Correction]:
     _need_reason(reason)
     if not events:
-        raise ServiceError("name at least one event", detail={"events": "required"})
+        raise ServiceError(
+            "name at least one event", detail={"events": "required"}, say=_("请至少选一项赛事。")
+        )
     corrections = []
     with transaction.atomic():
         for event_id in sorted({event.pk for event in events}):

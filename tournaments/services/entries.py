@@ -10,6 +10,7 @@ basis. Inviting a player twice changes nothing the second time.
 from collections.abc import Sequence
 
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from accounts.models import Player, User
 from core.errors import ConflictError, ServiceError
@@ -21,17 +22,34 @@ def entry_invite(
 ) -> list[Entry]:
     """Invite players into an event with a closed entry; returns the entries created."""
     if not reason.strip():
-        raise ServiceError("give a reason for the invitation", detail={"reason": "required"})
+        raise ServiceError(
+            "give a reason for the invitation",
+            detail={"reason": "required"},
+            say=_("邀请须写明理由。"),
+        )
     if not players:
-        raise ServiceError("name at least one player", detail={"players": "required"})
+        raise ServiceError(
+            "name at least one player",
+            detail={"players": "required"},
+            say=_("请至少填一名选手。"),
+        )
     with transaction.atomic():
         locked = Event.objects.select_for_update().get(pk=event.pk)
         if locked.open_entry:
             raise ServiceError(
-                f"event {locked.code} is open to every player; nobody needs an invitation"
+                f"event {locked.code} is open to every player; nobody needs an invitation",
+                say=_("赛事 %(code)s 对所有选手开放，无需邀请。") % {"code": locked.code},
             )
         if locked.status != EventStatus.SCHEDULED:
-            raise ConflictError(f"event {locked.code} is {locked.status}; entries are closed")
+            closed = (
+                _("赛事 %(code)s 已取消，不再接受参赛。")
+                if locked.status == EventStatus.CANCELLED
+                else _("赛事 %(code)s 已定结果，不再接受参赛。")
+            )
+            raise ConflictError(
+                f"event {locked.code} is {locked.status}; entries are closed",
+                say=closed % {"code": locked.code},
+            )
         wanted = {player.pk: player for player in players}
         existing = set(
             Entry.objects.filter(event=locked, player_id__in=wanted).values_list(

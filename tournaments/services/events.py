@@ -17,6 +17,8 @@ from zoneinfo import ZoneInfo
 
 from django.db import transaction
 from django.db.models import Q
+from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from accounts.models import User
 from core.domain.text import ident_problem
@@ -33,13 +35,27 @@ _KIND_ORDER = {kind.value: i for i, kind in enumerate(PlannedKind)}
 
 def _need_reason(reason: str) -> None:
     if not reason.strip():
-        raise ServiceError("give a reason for the change", detail={"reason": "required"})
+        raise ServiceError(
+            "give a reason for the change",
+            detail={"reason": "required"},
+            say=_("变更须写明理由。"),
+        )
 
 
 def _need_aware(**moments: datetime) -> None:
+    names = {"starts_at": _("开始时间"), "ends_at": _("结束时间")}
     for name, moment in moments.items():
         if moment.tzinfo is None or moment.utcoffset() is None:
-            raise ServiceError(f"{name} must carry a time zone", detail={name: "naive"})
+            raise ServiceError(
+                f"{name} must carry a time zone",
+                detail={name: "naive"},
+                say=_("%(name)s须带时区。") % {"name": names.get(name, name)},
+            )
+
+
+def _shown(moment: datetime) -> str:
+    """A moment for people: the tour's local time to the minute (the console's form)."""
+    return timezone.localtime(moment).strftime("%Y-%m-%d %H:%M")
 
 
 #: How far after its first day a season's events may reach: its 53 weeks, the carried
@@ -54,6 +70,8 @@ def _check_window(starts_at: datetime, ends_at: datetime, season: Season) -> Non
             f"the window must end after it starts ({starts_at.isoformat()} → "
             f"{ends_at.isoformat()})",
             detail={"ends_at": "must be after starts_at"},
+            say=_("结束时间须晚于开始时间（%(starts)s → %(ends)s）。")
+            % {"starts": _shown(starts_at), "ends": _shown(ends_at)},
         )
     first = datetime.combine(season.starts_on, time(0), tzinfo=ZoneInfo(season.time_zone))
     if not (first <= starts_at and ends_at <= first + SEASON_REACH):
@@ -62,6 +80,14 @@ def _check_window(starts_at: datetime, ends_at: datetime, season: Season) -> Non
             f"{season.year} ({first.date().isoformat()} to "
             f"{(first + SEASON_REACH).date().isoformat()})",
             detail={"starts_at": "outside the season"},
+            say=_("时段 %(starts)s → %(ends)s 不在 %(year)s 赛季之内（%(first)s 至 %(last)s）。")
+            % {
+                "starts": _shown(starts_at),
+                "ends": _shown(ends_at),
+                "year": season.year,
+                "first": first.date().isoformat(),
+                "last": (first + SEASON_REACH).date().isoformat(),
+            },
         )
 
 
@@ -72,10 +98,25 @@ def _lock(event: Event) -> tuple[Season, Event]:
 
 
 def _refuse_closed(event: Event, what: str) -> None:
+    """Refuse to move or cancel (``what``: "moved", "cancelled") a finalised or cancelled
+    event."""
+    moving = what == "moved"
     if event.status == EventStatus.FINALISED:
-        raise ConflictError(f"event {event.code} is finalised and cannot be {what}")
+        say = (
+            _("赛事 %(code)s 已定结果，不能改期。")
+            if moving
+            else _("赛事 %(code)s 已定结果，不能取消。")
+        )
+        raise ConflictError(
+            f"event {event.code} is finalised and cannot be {what}",
+            say=say % {"code": event.code},
+        )
     if event.status == EventStatus.CANCELLED:
-        raise ConflictError(f"event {event.code} is cancelled and cannot be {what}")
+        say = _("赛事 %(code)s 已取消，不能改期。") if moving else _("赛事 %(code)s 已经取消了。")
+        raise ConflictError(
+            f"event {event.code} is cancelled and cannot be {what}",
+            say=say % {"code": event.code},
+        )
 
 
 def stations_renumber(*, season: Season) -> dict[str, list[int | None]]:
@@ -119,6 +160,11 @@ def event_move_check(*, event: Event, starts_at: datetime, ends_at: datetime) ->
             f"event {event.code} has {outside} games outside the new window; void them "
             "first or choose a window that holds them",
             detail={"games_outside": outside},
+            say=_(
+                "赛事 %(code)s 有 %(n)s 局不在新时段之内：请先作废这些对局，或另选能容纳它们的"
+                "时段。"
+            )
+            % {"code": event.code, "n": outside},
         )
 
 

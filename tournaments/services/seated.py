@@ -36,6 +36,7 @@ from datetime import datetime
 from django.db import transaction
 from django.db.models import F, Sum
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from accounts.models import Player, User
 from core.errors import ConflictError, ServiceError
@@ -57,13 +58,40 @@ from tournaments.selectors.events import SEATED_MINIMUM_TABLES
 SEED_BITS = 62
 
 
+def _closed_says(what: str, cancelled: bool) -> str:
+    """Why a write (``what``, as the API's message names it) is refused on a finalised or
+    cancelled event, for people: a whole sentence per write, so each translates whole."""
+    if cancelled:
+        return {
+            "seat a round": _("赛事 %(code)s 已取消，不能排轮次。"),
+            "seat a team schedule": _("赛事 %(code)s 已取消，不能排轮换搭档赛程。"),
+            "enter results": _("赛事 %(code)s 已取消，不能录入桌次成绩。"),
+            "enter games": _("赛事 %(code)s 已取消，不能录入对局。"),
+            "correct games": _("赛事 %(code)s 已取消，不能更正对局。"),
+        }.get(what, _("赛事 %(code)s 已取消，不能更改。"))
+    return {
+        "seat a round": _("赛事 %(code)s 已定结果，不能再排轮次。"),
+        "seat a team schedule": _("赛事 %(code)s 已定结果，不能再排轮换搭档赛程。"),
+        "enter results": _("赛事 %(code)s 已定结果，桌次成绩不能再录入或更改。"),
+        "enter games": _("赛事 %(code)s 已定结果，不能再录入对局。"),
+        "correct games": _("赛事 %(code)s 已定结果，对局不能再更正。"),
+    }.get(what, _("赛事 %(code)s 已定结果，不能再更改。"))
+
+
 def locked_seated(event_id: int, what: str) -> Event:
     """The seated event, locked for a write; refused when it is not seated or not scheduled."""
     event = Event.objects.select_for_update(of=("self",)).select_related("season").get(pk=event_id)
     if event.format != Event.Format.SEATED:
-        raise ServiceError(f"event {event.code} is not a seated event")
+        raise ServiceError(
+            f"event {event.code} is not a seated event",
+            say=_("赛事 %(code)s 不是现场决赛，没有座位和桌次。") % {"code": event.code},
+        )
     if event.status != EventStatus.SCHEDULED:
-        raise ConflictError(f"event {event.code} is {event.status}; cannot {what}")
+        cancelled = event.status == EventStatus.CANCELLED
+        raise ConflictError(
+            f"event {event.code} is {event.status}; cannot {what}",
+            say=_closed_says(what, cancelled) % {"code": event.code},
+        )
     return event
 
 
@@ -105,6 +133,27 @@ def round_format_words(seated_round: SeatedRound) -> str:
     return f"{article} {seated_round.format} match to {seated_round.target}"
 
 
+def round_format_says(seated_round: SeatedRound) -> str:
+    """How a round is played, for people (the console's words): "累积法比赛（目标 500 分）"."""
+    if seated_round.format == SeatedRound.Format.GAME:
+        return _("单局（每桌一局，录入名次）")
+    if seated_round.format == SeatedRound.Format.PARTNERS:
+        return _("轮换搭档（每桌 %(games)s 局）") % {"games": seated_round.games}
+    if seated_round.format == SeatedRound.Format.ELIMINATION:
+        return _("淘汰法比赛（%(target)s 分出局）") % {"target": seated_round.target}
+    return _("累积法比赛（目标 %(target)s 分）") % {"target": seated_round.target}
+
+
+def seed_refuse(seed: int | None) -> None:
+    """Refuse a draw seed outside 0 … 2^63 - 1 (a round's seed is a signed 64-bit column)."""
+    if seed is not None and not 0 <= seed < 2**63:
+        raise ServiceError(
+            "seed must be an integer from 0 to 2^63 - 1",
+            detail={"seed": seed},
+            say=_("抽签种子须为 0 到 2^63 - 1 之间的整数，填的是 %(seed)s。") % {"seed": seed},
+        )
+
+
 def is_partners_event(event: Event) -> bool:
     """Whether the event is a rotating-partners team event (its rounds are partners rounds)."""
     return SeatedRound.objects.filter(event=event, format=SeatedRound.Format.PARTNERS).exists()
@@ -119,14 +168,15 @@ def seated_round_create(
 ) -> SeatedRound:
     """Seat the next round of a seated event from ``seed`` (random when not given); with
     ``match`` every table plays a match of that scoring and target, else one game."""
-    if seed is not None and not 0 <= seed < 2**63:
-        raise ServiceError("seed must be an integer from 0 to 2^63 - 1", detail={"seed": seed})
+    seed_refuse(seed)
     with transaction.atomic():
         locked = locked_seated(event.pk, "seat a round")
         if is_partners_event(locked):
             raise ConflictError(
                 f"event {locked.code} is a rotating-partners event: its schedule seated all "
-                "its rounds"
+                "its rounds",
+                say=_("赛事 %(code)s 是轮换搭档赛事：赛程已排好全部轮次，不再另排下一轮。")
+                % {"code": locked.code},
             )
         last = SeatedRound.objects.filter(event=locked).order_by("-number").first()
         number = 1 if last is None else last.number + 1
@@ -141,13 +191,17 @@ def seated_round_create(
                     f"round {last.number} has tables without a result: "
                     f"{', '.join(map(str, open_tables))}",
                     detail={"tables": open_tables},
+                    say=_("第 %(n)s 轮还有桌次没有成绩：%(tables)s 号桌；录完才能排下一轮。")
+                    % {"n": last.number, "tables": "、".join(map(str, open_tables))},
                 )
         players = dict(
             Entry.objects.filter(event=locked).values_list("player__external_id", "player_id")
         )
         if len(players) < 3:
             raise ServiceError(
-                f"event {locked.code} has {len(players)} entrants; a table needs at least 3"
+                f"event {locked.code} has {len(players)} entrants; a table needs at least 3",
+                say=_("赛事 %(code)s 只有 %(n)s 名参赛选手，一桌至少要 3 人。")
+                % {"code": locked.code, "n": len(players)},
             )
         chosen = secrets.randbits(SEED_BITS) if seed is None else seed
         tables = seat_round(
@@ -183,12 +237,17 @@ def _checked_places(places: Mapping[str, int], players: Sequence[str]) -> dict[s
         raise ServiceError(
             f"give a place for exactly the table's players: {', '.join(players)}",
             detail={"places": sorted(set(places) ^ set(players))},
+            say=_("须为本桌的每位选手（且只为他们）各填一个名次：%(players)s。")
+            % {"players": "、".join(players)},
         )
     size = len(players)
     for key, place in places.items():
         if isinstance(place, bool) or not isinstance(place, int) or not 1 <= place <= size:
             raise ServiceError(
-                f"{key}: place must be 1 to {size}, got {place!r}", detail={"places": key}
+                f"{key}: place must be 1 to {size}, got {place!r}",
+                detail={"places": key},
+                say=_("%(player)s：名次须为 1 到 %(size)s，填的是 %(place)s。")
+                % {"player": key, "size": size, "place": place},
             )
         expected = 1 + sum(1 for other in places.values() if other < place)
         if place != expected:
@@ -196,6 +255,11 @@ def _checked_places(places: Mapping[str, int], players: Sequence[str]) -> dict[s
                 f"{key}: place {place} does not follow the others (a tie shares a place and "
                 f"skips the next: 1, 1, 3, 4); expected {expected}",
                 detail={"places": key},
+                say=_(
+                    "%(player)s：名次 %(place)s 与其他名次接不上（并列者名次相同，并跳过下一个"
+                    "名次：1、1、3、4），应为 %(expected)s。"
+                )
+                % {"player": key, "place": place, "expected": expected},
             )
     return dict(places)
 
@@ -213,6 +277,8 @@ def seated_result_enter(
                 f"round {seated_round.number} is played as {round_format_words(seated_round)}: "
                 "its tables' results follow from their games; enter the games",
                 detail={"format": seated_round.format},
+                say=_("第 %(n)s 轮的赛制是%(format)s：各桌成绩由每局结果得出，请逐局录入。")
+                % {"n": seated_round.number, "format": round_format_says(seated_round)},
             )
         next_round_refuse(event, seated_round, "results")
         seats = list(locked.seats.select_related("player").order_by("seat"))
@@ -221,11 +287,18 @@ def seated_result_enter(
 
 
 def next_round_refuse(event: Event, seated_round: SeatedRound, what: str) -> None:
-    """Refuse a change to a round once the next round is seated (its seating used it)."""
+    """Refuse a change to a round's ``what`` ("results", "games") once the next round is
+    seated (its seating used it)."""
     if SeatedRound.objects.filter(event=event, number__gt=seated_round.number).exists():
+        say = (
+            _("第 %(next)s 轮已经排座，第 %(n)s 轮的对局不能再更正。")
+            if what == "games"
+            else _("第 %(next)s 轮已经排座，第 %(n)s 轮的桌次成绩不能再改。")
+        )
         raise ConflictError(
             f"round {seated_round.number + 1} is already seated; round "
-            f"{seated_round.number}'s {what} can no longer change"
+            f"{seated_round.number}'s {what} can no longer change",
+            say=say % {"next": seated_round.number + 1, "n": seated_round.number},
         )
 
 
@@ -246,7 +319,10 @@ def result_write(
     try:
         awarded = placement_points(checked, points=table_points)
     except ValueError as exc:
-        raise ServiceError(str(exc)) from None
+        raise ServiceError(
+            str(exc),
+            say=_("本赛季的名次积分没有 %(size)s 人一桌的设置。") % {"size": len(checked)},
+        ) from None
     for seat in seats:
         seat.place = checked[seat.player.external_id]
         seat.points = awarded[seat.player.external_id]

@@ -38,6 +38,7 @@ from collections.abc import Mapping, Sequence
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from accounts.models import User
 from core.errors import ConflictError, ServiceError
@@ -66,6 +67,7 @@ from tournaments.services.seated import (
     next_round_refuse,
     result_clear,
     result_write,
+    round_format_says,
     seated_standings_recompute,
 )
 
@@ -100,6 +102,71 @@ def _match_error(exc: MatchError, seats: Sequence[TableSeat], table: SeatedTable
     return f"{', '.join(where)}: {exc.reason}"
 
 
+def _match_says(
+    exc: MatchError,
+    seated_round: SeatedRound,
+    table: SeatedTable,
+    seats: Sequence[TableSeat],
+    played: Sequence[Sequence[int | None]],
+) -> str:
+    """``_match_error`` for people: the match replayed up to the refused game says whether
+    the match was already decided or the player already eliminated."""
+    facts: dict[str, object] = {"t": table.number, "g": exc.game}
+    if exc.game is None or seated_round.target is None:
+        return _("%(t)s 号桌的比赛记录有误。") % facts
+    try:
+        before = match_state(
+            seated_round.format, seated_round.target, played[: exc.game - 1], seats=len(seats)
+        )
+    except MatchError:
+        return _("%(t)s 号桌第 %(g)s 局的记录与比赛不符。") % facts
+    if exc.seat is None:
+        if before.decided_in is None:
+            return _("%(t)s 号桌第 %(g)s 局的记录与比赛不符。") % facts
+        return _("%(t)s 号桌第 %(g)s 局：比赛已在第 %(decided)s 局决出，之后不能再有对局。") % {
+            **facts,
+            "decided": before.decided_in,
+        }
+    facts["player"] = seats[exc.seat].player.external_id
+    out = before.eliminated_in[exc.seat]
+    if out is None:
+        return _("%(t)s 号桌第 %(g)s 局，%(player)s：手牌分数不对。") % facts
+    return _("%(t)s 号桌第 %(g)s 局：%(player)s 已在第 %(out)s 局出局，之后各局不能有其手牌。") % {
+        **facts,
+        "out": out,
+    }
+
+
+def _card_says(
+    exc: CardError,
+    table: SeatedTable,
+    number: int,
+    keys: Sequence[str],
+    hands: Mapping[str, Sequence[str]],
+    card_table: CardTable,
+) -> str:
+    """A refused hand for people: the card, the player and the table, as the API's message
+    (``CardError`` itself speaks English only)."""
+    facts: dict[str, object] = {"t": table.number, "g": number, "card": exc.code}
+    if exc.seat is not None:
+        facts["player"] = keys[exc.seat]
+        if isinstance(hands[keys[exc.seat]], str):
+            return _("%(t)s 号桌第 %(g)s 局，%(player)s：手牌须为牌码的列表。") % facts
+        if not isinstance(exc.code, str):
+            return _("%(t)s 号桌第 %(g)s 局，%(player)s：牌码须为文字，填的是 %(card)s。") % facts
+        return _("%(t)s 号桌第 %(g)s 局，%(player)s：本赛事的牌表没有 %(card)s 这张牌。") % facts
+    if exc.code is None:
+        facts["cards"] = sum(len(hands[key]) for key in keys)
+        facts["deck"] = card_table.size
+        return _("%(t)s 号桌第 %(g)s 局：各手牌共 %(cards)s 张，超过整副牌的 %(deck)s 张。") % facts
+    facts["count"] = sum(list(hands[key]).count(str(exc.code)) for key in keys)
+    facts["copies"] = card_table.copies.get(str(exc.code), 0)
+    return (
+        _("%(t)s 号桌第 %(g)s 局：%(card)s 出现了 %(count)s 次，但整副牌只有 %(copies)s 张。")
+        % facts
+    )
+
+
 def table_match_state(
     seated_round: SeatedRound,
     table: SeatedTable,
@@ -109,13 +176,19 @@ def table_match_state(
     """The state of a match table after its stored games (or ``games``); a stored game the
     match cannot hold is a conflict naming the game and the player."""
     if seated_round.format not in MATCH_SCORINGS or seated_round.target is None:
-        raise ServiceError(f"round {seated_round.number} is not played as matches")
+        raise ServiceError(
+            f"round {seated_round.number} is not played as matches",
+            say=_("第 %(n)s 轮不是比赛赛制（累积法或淘汰法），没有比赛进程。")
+            % {"n": seated_round.number},
+        )
     played = _games_points(table, seats) if games is None else games
     try:
         return match_state(seated_round.format, seated_round.target, played, seats=len(seats))
     except MatchError as exc:
         raise ConflictError(
-            _match_error(exc, seats, table), detail={"game": exc.game, "seat": exc.seat}
+            _match_error(exc, seats, table),
+            detail={"game": exc.game, "seat": exc.seat},
+            say=_match_says(exc, seated_round, table, seats, played),
         ) from None
 
 
@@ -132,17 +205,25 @@ def _checked_hands(
     keys = [seat.player.external_id for seat in playing]
     at_table = {seat.player.external_id for seat in seats}
     where = f"table {table.number}, game {number}"
+    facts: dict[str, object] = {"t": table.number, "g": number}
     for key in sorted(hands):
         if key in eliminated_in:
             raise ServiceError(
                 f"{where}: {key} was eliminated in game {eliminated_in[key]} and plays no "
                 "further game; give no hand for them",
                 detail={"hands": {key: "eliminated"}},
+                say=_(
+                    "%(t)s 号桌第 %(g)s 局：%(player)s 已在第 %(out)s 局出局，不再参加之后的"
+                    "对局，不要填其手牌。"
+                )
+                % {**facts, "player": key, "out": eliminated_in[key]},
             )
         if key not in at_table:
             raise ServiceError(
                 f"{where}: {key} does not sit at this table (its players: {', '.join(keys)})",
                 detail={"hands": {key: "not at this table"}},
+                say=_("%(t)s 号桌第 %(g)s 局：%(player)s 不在本桌（本桌选手：%(players)s）。")
+                % {**facts, "player": key, "players": "、".join(keys)},
             )
     missing = [key for key in keys if key not in hands]
     if missing:
@@ -150,20 +231,29 @@ def _checked_hands(
             f"{where}: no hand for {', '.join(missing)}; give the hand left of every player "
             "in the game (an empty list for the player who went out)",
             detail={"hands": dict.fromkeys(missing, "required")},
+            say=_(
+                "%(t)s 号桌第 %(g)s 局：缺少 %(players)s 的手牌；须填本局每位选手剩下的手牌"
+                "（出完牌的选手留空）。"
+            )
+            % {**facts, "players": "、".join(missing)},
         )
     card_table = CardTable.from_dict(event.rule("card_table"))
     try:
         parsed = [parse_hand(hands[key], card_table, seat=i) for i, key in enumerate(keys)]
         validate_deal(parsed, card_table)
     except CardError as exc:
+        say = _card_says(exc, table, number, keys, hands, card_table)
         if exc.seat is None:
             raise ServiceError(
-                f"{where}: {exc.reason}", detail={"hands": exc.reason, "card": str(exc.code)}
+                f"{where}: {exc.reason}",
+                detail={"hands": exc.reason, "card": str(exc.code)},
+                say=say,
             ) from None
         key = keys[exc.seat]
         raise ServiceError(
             f"{where}, {key}: {exc.reason}",
             detail={"hands": {key: exc.reason}, "card": str(exc.code)},
+            say=say,
         ) from None
     limit = TableGameHand._meta.get_field("hand").max_length
     for key, hand in zip(keys, parsed, strict=True):
@@ -171,6 +261,8 @@ def _checked_hands(
             raise ServiceError(
                 f"{where}, {key}: the hand is longer than {limit} characters",
                 detail={"hands": {key: "too long"}},
+                say=_("%(t)s 号桌第 %(g)s 局，%(player)s：手牌超过 %(limit)s 个字符。")
+                % {**facts, "player": key, "limit": limit},
             )
     return parsed
 
@@ -257,6 +349,8 @@ def _locked_table(table: SeatedTable, what: str) -> tuple[Event, SeatedRound, Se
             f"round {seated_round.number} is played as one game a table: enter its places, "
             "not its games",
             detail={"format": seated_round.format},
+            say=_("第 %(n)s 轮的赛制是%(format)s：请录入各桌名次，而不是逐局手牌。")
+            % {"n": seated_round.number, "format": round_format_says(seated_round)},
         )
     return event, seated_round, locked
 
@@ -271,7 +365,10 @@ def table_game_enter(
     """Enter game ``number`` of a match or partners table: each playing seat's hand left
     (card codes by external player id). Idempotent per game number."""
     if isinstance(number, bool) or not isinstance(number, int) or number < 1:
-        raise ServiceError(f"the game number must be 1 or more, got {number!r}")
+        raise ServiceError(
+            f"the game number must be 1 or more, got {number!r}",
+            say=_("局号须为 1 或更大，填的是 %(number)s。") % {"number": number},
+        )
     with transaction.atomic():
         event, seated_round, locked = _locked_table(table, "enter games")
         seats = _table_seats(locked)
@@ -288,11 +385,15 @@ def table_game_enter(
                 f"table {locked.number}, game {number} is already entered with other hands; "
                 "correct it with a reason",
                 detail={"number": number},
+                say=_("%(t)s 号桌第 %(g)s 局已按另一组手牌录入；如需修改，请写明理由更正该局。")
+                % {"t": locked.number, "g": number},
             )
         if number != played + 1:
             raise ServiceError(
                 f"table {locked.number}: the next game is game {played + 1}, got {number}",
                 detail={"number": number},
+                say=_("%(t)s 号桌下一局应是第 %(next)s 局，填的是第 %(g)s 局。")
+                % {"t": locked.number, "next": played + 1, "g": number},
             )
         eliminated_in: dict[str, int] = {}
         if seated_round.format == Format.PARTNERS:
@@ -302,6 +403,8 @@ def table_game_enter(
                     f"round {seated_round.number} plays {games} games a table; table "
                     f"{locked.number}'s game {number} cannot be entered",
                     detail={"number": number},
+                    say=_("第 %(n)s 轮每桌打 %(games)s 局，%(t)s 号桌不能录入第 %(g)s 局。")
+                    % {"n": seated_round.number, "games": games, "t": locked.number, "g": number},
                 )
             playing = seats
         else:
@@ -311,6 +414,8 @@ def table_game_enter(
                     f"table {locked.number}: the match was decided in game {state.decided_in}; "
                     f"game {number} cannot be entered",
                     detail={"number": number},
+                    say=_("%(t)s 号桌的比赛已在第 %(decided)s 局决出，不能再录入第 %(g)s 局。")
+                    % {"t": locked.number, "decided": state.decided_in, "g": number},
                 )
             playing = [seats[i] for i in state.active]
             eliminated_in = {
@@ -351,7 +456,11 @@ def table_game_correct(
 ) -> TableGameCorrection:
     """Replace one table game's hands, with a reason; the match or round is settled again."""
     if not reason.strip():
-        raise ServiceError("give a reason for the correction", detail={"reason": "required"})
+        raise ServiceError(
+            "give a reason for the correction",
+            detail={"reason": "required"},
+            say=_("更正须写明理由。"),
+        )
     with transaction.atomic():
         table = SeatedTable.objects.get(pk=game.table_id)
         event, seated_round, locked = _locked_table(table, "correct games")

@@ -24,13 +24,14 @@ import logging
 import secrets
 
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from accounts.models import User
 from core.errors import ConflictError, ServiceError
 from core.logs import log_event_on_commit
 from tournaments.domain.teams import DEFAULT_GAMES_PER_ROUND, rotating_partners
 from tournaments.models import Entry, Event, SeatedRound, SeatedTable, TableSeat
-from tournaments.services.seated import SEED_BITS, locked_seated
+from tournaments.services.seated import SEED_BITS, locked_seated, seed_refuse
 
 logger = logging.getLogger("unotour.tournaments")
 
@@ -46,12 +47,13 @@ def team_schedule_create(
     games_per_round: int = DEFAULT_GAMES_PER_ROUND,
 ) -> list[SeatedRound]:
     """Seat every round of a rotating-partners event from its entrants and ``seed``."""
-    if seed is not None and not 0 <= seed < 2**63:
-        raise ServiceError("seed must be an integer from 0 to 2^63 - 1", detail={"seed": seed})
+    seed_refuse(seed)
     if not 1 <= games_per_round <= MAX_GAMES_PER_ROUND:
         raise ServiceError(
             f"games per round must be 1 to {MAX_GAMES_PER_ROUND}, got {games_per_round}",
             detail={"games_per_round": games_per_round},
+            say=_("每轮每桌局数须为 1 到 %(most)s，填的是 %(games)s。")
+            % {"most": MAX_GAMES_PER_ROUND, "games": games_per_round},
         )
     with transaction.atomic():
         locked = locked_seated(event.pk, "seat a team schedule")
@@ -65,6 +67,11 @@ def team_schedule_create(
                 f"event {locked.code} already has {len(seated)} rounds seated; a team "
                 "schedule seats all the rounds of an event with none",
                 detail={"rounds": seated},
+                say=_(
+                    "赛事 %(code)s 已排了 %(n)s 轮；轮换搭档赛程只能为还没有排过轮次的赛事一次排好"
+                    "全部轮次。"
+                )
+                % {"code": locked.code, "n": len(seated)},
             )
         players = dict(
             Entry.objects.filter(event=locked).values_list("player__external_id", "player_id")
@@ -78,6 +85,11 @@ def team_schedule_create(
             raise ServiceError(
                 f"event {locked.code} has {len(players)} entrants: {exc}",
                 detail={"entrants": len(players)},
+                say=_(
+                    "赛事 %(code)s 有 %(n)s 名参赛选手；轮换搭档赛事的人数须为 4 的倍数"
+                    "（4、8、12……）。"
+                )
+                % {"code": locked.code, "n": len(players)},
             ) from None
         rounds = SeatedRound.objects.bulk_create(
             [

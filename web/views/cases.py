@@ -26,7 +26,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from accounts.roles import REVIEWER, signed_in
-from core.errors import ConflictError, ServiceError
+from core.errors import ConflictError, ServiceError, said
 from flows import sanctions
 from integrity import selectors
 from integrity.models import Appeal, Case
@@ -78,7 +78,7 @@ def _refusal(exc: ServiceError, seen: int | None) -> str:
         return _("该选手已有待裁决的申诉。")
     if isinstance(exc, ConflictError):
         return _("其他审核员已先作出决定，请查看最新状态。")
-    return exc.message
+    return said(exc)
 
 
 def _case(pk: int) -> Case:

@@ -12,7 +12,11 @@
 
 Organisers only (``web.access.role_required``: anonymous visitors are sent to sign in,
 other roles get 403). Every write is a POST with the CSRF token, goes through the same
-services as the API, and on refusal shows the service's reason and writes nothing.
+services as the API, and on refusal shows the service's reason and writes nothing. The
+reason is said in the page's language (``core.errors.said``: the service's ``say``, never
+the API's English ``message`` when there is one), at the top of the console: the form it
+came from may be gone by then (a finalised or cancelled event offers no form to change it),
+and the form keeps what the organiser typed.
 """
 
 from dataclasses import dataclass
@@ -30,7 +34,7 @@ from django.views.decorators.http import require_POST
 
 from accounts.models import Player
 from accounts.roles import ORGANISER, signed_in
-from core.errors import ServiceError
+from core.errors import ServiceError, said
 from core.jobs import job_progress_of
 from core.models import Job
 from flows.corrections import game_void, preview
@@ -221,8 +225,8 @@ def rejects(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 def _refusal(exc: ServiceError, event: Event) -> str:
-    """Why the finalisation was refused, in the page's language (the service's own message
-    when it is none of the known refusals)."""
+    """Why the finalisation was refused, in the page's language (the service's own words,
+    ``said``, when it is none of the known refusals)."""
     detail = exc.detail if isinstance(exc.detail, dict) else {}
     if "feeders" in detail:
         return _("须先确认 %(feeders)s 的结果。") % {"feeders": "、".join(detail["feeders"])}
@@ -233,7 +237,7 @@ def _refusal(exc: ServiceError, event: Event) -> str:
         }
     if event.status == EventStatus.CANCELLED:
         return _("本赛事已取消。")
-    return exc.message
+    return said(exc)
 
 
 @require_POST
@@ -286,7 +290,7 @@ def void(request: HttpRequest, code: str) -> HttpResponse:
             return _console(request, shown, void_form=form, plan=plan)
         game_void(game=game, by=by, reason=reason)
     except ServiceError as exc:
-        form.add_error(None, exc.message)
+        messages.error(request, said(exc))
         return _console(request, shown, void_form=form)
     messages.success(request, _("已作废 %(game)s。") % {"game": game.record_id})
     return redirect("web:manage-event", code=shown.code)
@@ -307,7 +311,7 @@ def season_new(request: HttpRequest) -> HttpResponse:
                 by=signed_in(request.user),
             )
         except ServiceError as exc:
-            form.add_error(None, exc.message)
+            form.add_error(None, said(exc))
         else:
             messages.success(
                 request,
@@ -341,7 +345,7 @@ def change(request: HttpRequest, code: str) -> HttpResponse:
             )
             messages.success(request, _("已改期。"))
     except ServiceError as exc:
-        form.add_error(None, exc.message)
+        messages.error(request, said(exc))
         return _console(request, shown, change_form=form)
     return redirect("web:manage-event", code=shown.code)
 
@@ -363,7 +367,7 @@ def seat_round(request: HttpRequest, code: str) -> HttpResponse:
             event=shown, by=signed_in(request.user), seed=form.cleaned_data["seed"], match=match
         )
     except ServiceError as exc:
-        form.add_error(None, exc.message)
+        messages.error(request, said(exc))
         return _console(request, shown, seat_form=form)
     messages.success(
         request,
@@ -388,7 +392,7 @@ def team_schedule(request: HttpRequest, code: str) -> HttpResponse:
             games_per_round=form.cleaned_data["games_per_round"],
         )
     except ServiceError as exc:
-        form.add_error(None, exc.message)
+        messages.error(request, said(exc))
         return _console(request, shown, team_form=form)
     messages.success(
         request,
@@ -427,7 +431,7 @@ def table_game(request: HttpRequest, code: str, number: int, table: int) -> Http
     except ValueError:
         messages.error(request, _("局号不对。"))
     except ServiceError as exc:
-        messages.error(request, _("未能录入：%(reason)s") % {"reason": exc.message})
+        messages.error(request, _("未能录入：%(reason)s") % {"reason": said(exc)})
     else:
         text = (
             _("已更正第 %(n)s 轮 %(t)s 号桌第 %(g)s 局。")
@@ -451,7 +455,7 @@ def table_result(request: HttpRequest, code: str, number: int, table: int) -> Ht
     except ValueError:
         messages.error(request, _("每位选手都要填名次（1 为最好）。"))
     except ServiceError as exc:
-        messages.error(request, _("未能录入：%(reason)s") % {"reason": exc.message})
+        messages.error(request, _("未能录入：%(reason)s") % {"reason": said(exc)})
     else:
         messages.success(request, _("已录入第 %(n)s 轮 %(t)s 号桌。") % {"n": number, "t": table})
     return redirect(f"{reverse('web:manage-event', args=[shown.code])}#r{number}-t{table}")
@@ -483,7 +487,7 @@ def invite(request: HttpRequest, code: str) -> HttpResponse:
             reason=form.cleaned_data["reason"],
         )
     except ServiceError as exc:
-        form.add_error(None, exc.message)
+        messages.error(request, said(exc))
         return _console(request, shown, invite_form=form)
     messages.success(request, _("已邀请 %(n)s 名选手。") % {"n": len(added)})
     return redirect("web:manage-event", code=shown.code)

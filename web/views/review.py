@@ -29,7 +29,7 @@ from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
 from accounts.roles import REVIEWER
-from core.errors import ServiceError
+from core.errors import ServiceError, said
 from flows import grants
 from flows.grants import review_items
 from titles import services
@@ -99,7 +99,7 @@ def _named(qualification: Qualification) -> str:
 def _refusal(exc: ServiceError) -> str:
     """Why the service refused a decision, in words (its own message for any other)."""
     reason = exc.detail.get("reason") if isinstance(exc.detail, dict) else None
-    return str(CONFLICTS[reason]) if reason in CONFLICTS else exc.message
+    return str(CONFLICTS[reason]) if reason in CONFLICTS else said(exc)
 
 
 @require_POST
