@@ -13,29 +13,74 @@ Definitions (``labels``: the injected farms, colluding pairs and boosters):
 * A group is **cased** when one proposed case holds at least two of its accounts, and
   **flagged** when one flag (of any detector) names at least two of them. A booster is
   flagged when a boosting flag names it, and cased when a case holds it.
+* **Boosters**, per model (``takeover``, ``hire``, ``hire_revert``; see
+  :data:`integrity.simulation_population.BOOSTER_MODELS`) and all together: how many were
+  flagged by boosting and how many are in a case, over all of them and over those with at
+  least :data:`MIN_BOOSTED` games played by the hired player (the games from the change
+  to the owner's return or the window's end: *after the change*); and over those with
+  also at least :data:`MIN_OWNER` games of the owner (the only ones a before/after test
+  can see at all).
 * **Precision@k**: among the ``k`` top-scored cases, ``k`` = the number of injected farms and
-  pairs, the share that holds two accounts of one injected group or a booster.
+  pairs, the share that holds two accounts of one injected group or a booster (or only
+  injected cheaters: a farm's account flagged by boosting).
+* **Honest cases**: cases holding no two accounts of one group and no booster; the report
+  gives their number and whether every one ranks below every true case.
 * **False discoveries**: a statistical flag (co-seating, point flow, boosting) is false when
   it names no two accounts of one injected group (boosting: no booster). On an honest-only
   season every flag is false, so the realised false discovery proportion of a detector is 1
   when it raised any flag and 0 otherwise; BH at ``q`` bounds its expectation by ``q``
-  (under the global null, the chance of any flag at all).
+  (under the global null, the chance of any flag at all). Each false boosting flag is
+  listed with the honest models of its account (``heavy``, ``improver``, ``household``,
+  ``mobile``, ``tablet``, ``new_phone``; ``plain`` for none; ``farm`` / ``pair`` for a
+  cheater of another kind).
+
+By default the seasons are the varied ones of issue 28
+(:data:`~integrity.simulation_population.VARIED_REALISM`,
+:data:`~integrity.simulation_population.VARIED_CHEATING`); ``models="legacy"`` gives the
+first simulator's (no heavy players or improvers, the ``takeover`` booster); ``travellers``
+and ``improvers`` stress boosting's null (:data:`MODELS`).
 """
 
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
+from datetime import datetime
 from typing import Any
 
 from integrity.domain.audit import AuditOutcome, AuditParams, SeatRow, audit, observations
 from integrity.domain.data import TableObs
 from integrity.domain.softplay import Chance
 from integrity.simulation import Labels, Season, record_rows, simulate_season
+from integrity.simulation_population import (
+    BOOSTER_MODELS,
+    VARIED_CHEATING,
+    VARIED_REALISM,
+    Cheating,
+    Realism,
+)
 from tournaments.domain.chances import chances_of
 from tournaments.domain.rules import Ruleset
 
 MIN_SHARED = 20
+#: Boosters are counted apart when the hired player played at least this many games.
+MIN_BOOSTED = 30
+#: ... and the owner at least this many (the rest of the account's games).
+MIN_OWNER = 10
 STATISTICAL = ("coseating", "pointflow", "boosting")
+
+#: The simulator's models by name: (honest play, cheaters). Besides the varied models and
+#: the first simulator's, two stress tests of boosting's null: 1 % travellers (another
+#: network, half of them on a borrowed device, for 1-3 days: sessions that change hands
+#: without a hired player) and 5 % improvers gaining 2-3 SD within the week.
+MODELS: dict[str, tuple[Realism, Cheating]] = {
+    "varied": (VARIED_REALISM, VARIED_CHEATING),
+    "legacy": (Realism(), Cheating()),
+    "travellers": (replace(VARIED_REALISM, traveller_share=0.01), VARIED_CHEATING),
+    "improvers": (
+        replace(VARIED_REALISM, improver_share=0.05, improver_gain=(2.0, 3.0)),
+        VARIED_CHEATING,
+    ),
+}
 
 
 @dataclass(frozen=True)
@@ -44,6 +89,22 @@ class SeasonRun:
     outcome: AuditOutcome
     tables: list[TableObs]
     seconds: dict[str, float]
+    #: Per booster: (games of the owner, games of the hired player).
+    boosted: dict[str, tuple[int, int]] = field(default_factory=dict)
+
+
+def _boosted_games(season: Season, starts: dict[str, list[datetime]]) -> dict[str, tuple[int, int]]:
+    """Per booster, the owner's games and the hired player's (from the change to the
+    owner's return or the window's end), from the start of each of its games."""
+    counts = {}
+    for boost in season.labels.boosts:
+        hired = sum(
+            1
+            for at in starts.get(boost.player, [])
+            if at >= boost.change_at and (boost.revert_at is None or at < boost.revert_at)
+        )
+        counts[boost.player] = (len(starts.get(boost.player, [])) - hired, hired)
+    return counts
 
 
 def run_season(
@@ -54,19 +115,34 @@ def run_season(
     seed: int,
     params: AuditParams,
     rules: Ruleset | None = None,
+    models: str = "varied",
 ) -> SeasonRun:
     """Simulate a season and audit it in memory; with ``rules``, its games are played out
     with move logs and soft play is audited from their chances to punish."""
     started = time.perf_counter()
+    realism, cheating = MODELS[models]
     season = simulate_season(
-        players=players, weeks=weeks, cheaters=cheaters, seed=seed, rules=rules
+        players=players,
+        weeks=weeks,
+        cheaters=cheaters,
+        seed=seed,
+        rules=rules,
+        realism=realism,
+        cheating=cheating,
     )
+    boosters = set(season.labels.boosters)
+    starts: dict[str, list[datetime]] = {player: [] for player in boosters}
     chances: list[Chance] | None = None if rules is None else []
     rows: list[SeatRow] = []
     for record in season.records:
-        rows.extend(record_rows(record))
+        seats = record_rows(record)
+        rows.extend(seats)
         if chances is not None and rules is not None:
             chances.extend(chances_of(record, rules))
+        if boosters and len(seats) >= 2:  # a table (observations keeps games of 2+ seats)
+            for seat in seats:
+                if seat[2] in boosters:
+                    starts[seat[2]].append(datetime.fromisoformat(record["started_at"]))
     tables, sessions = observations(rows)
     del rows
     simulated = time.perf_counter() - started
@@ -77,6 +153,7 @@ def run_season(
         outcome=outcome,
         tables=tables,
         seconds={"simulate": simulated, "audit": time.perf_counter() - started},
+        boosted=_boosted_games(season, starts),
     )
 
 
@@ -113,11 +190,28 @@ class _Truth:
     """Which players, cases and flags are true against a season's labels."""
 
     def __init__(self, labels: Labels) -> None:
+        self.labels = labels
         self.groups = {"farms": labels.farms, "pairs": labels.pairs}
         self.boosters = set(labels.boosters)
+        self.cheaters = self.boosters | {
+            player for groups in self.groups.values() for group in groups for player in group
+        }
+
+    def models(self, player: str) -> tuple[str, ...]:
+        """What an account is in the simulation: a cheater's kind or its honest models."""
+        for kind, groups in (("farm", self.groups["farms"]), ("pair", self.groups["pairs"])):
+            if any(player in group for group in groups):
+                return (kind,)
+        return self.labels.honest_models(player)
 
     def case(self, players: Sequence[str]) -> bool:
-        return bool(self.boosters & set(players)) or self.grouped(players)
+        """A true case holds a booster, two accounts of one group, or only cheaters (a
+        farm's account flagged by boosting for the games it was fed on the farm's device)."""
+        return (
+            bool(self.boosters & set(players))
+            or self.grouped(players)
+            or set(players) <= self.cheaters
+        )
 
     def grouped(self, players: Sequence[str]) -> bool:
         return any(
@@ -152,16 +246,41 @@ def _groups(run: SeasonRun, truth: _Truth) -> dict[str, Any]:
     return figures
 
 
+def _found(players: Sequence[str], flagged: set[str], cased: set[str]) -> dict[str, Any]:
+    return {
+        "injected": len(players),
+        "flagged": sum(p in flagged for p in players),
+        "cased": sum(p in cased for p in players),
+        "recall_cased": sum(p in cased for p in players) / len(players) if players else None,
+    }
+
+
 def _boosters(run: SeasonRun, truth: _Truth) -> dict[str, Any]:
-    boosters = truth.boosters
+    """Per booster model and for all boosters: flagged and cased, over all boosters, those
+    with >= :data:`MIN_BOOSTED` games of the hired player, and those with also >=
+    :data:`MIN_OWNER` of the owner."""
     boosted = {flag.players[0] for flag in run.outcome.boosting.flags}
     in_cases = {player for case in run.outcome.triage.cases for player in case.players}
-    return {
-        "injected": len(boosters),
-        "flagged": len(boosters & boosted),
-        "recall_flagged": len(boosters & boosted) / len(boosters) if boosters else None,
-        "cased": len(boosters & in_cases),
-    }
+    boosts = run.season.labels.boosts
+    figures: dict[str, Any] = {}
+    for model in ("all", *BOOSTER_MODELS):
+        chosen = [b for b in boosts if model in ("all", b.model)]
+        if not chosen and model != "all":
+            continue
+        games = [run.boosted.get(b.player, (0, 0)) for b in chosen]
+        players = [b.player for b in chosen]
+        after = [p for p, (_, hired) in zip(players, games, strict=True) if hired >= MIN_BOOSTED]
+        testable = [
+            p
+            for p, (owner, hired) in zip(players, games, strict=True)
+            if hired >= MIN_BOOSTED and owner >= MIN_OWNER
+        ]
+        figures[model] = {
+            "all": _found(players, boosted, in_cases),
+            f"after_{MIN_BOOSTED}": _found(after, boosted, in_cases),
+            f"after_{MIN_BOOSTED}_owner_{MIN_OWNER}": _found(testable, boosted, in_cases),
+        }
+    return figures
 
 
 def _cases(run: SeasonRun, truth: _Truth, k: int) -> dict[str, Any]:
@@ -173,6 +292,10 @@ def _cases(run: SeasonRun, truth: _Truth, k: int) -> dict[str, Any]:
     return {
         "total": len(cases),
         "true": len(true_scores),
+        "false": len(false_scores),
+        "false_below_true": not false_scores
+        or not true_scores
+        or max(false_scores) < min(true_scores),
         "lowest_true_score": round(min(true_scores), 1) if true_scores else None,
         "highest_false_score": round(max(false_scores), 1) if false_scores else None,
         "k": k,
@@ -201,6 +324,10 @@ def _detectors(outcome: AuditOutcome, truth: _Truth) -> dict[str, Any]:
             "fdp": false / len(found) if found else 0.0,
             "family_size": result.family_size,
         }
+        if name == "boosting":
+            detectors[name]["false_models"] = [
+                "+".join(truth.models(flag.players[0])) for flag in found if not truth.flag(flag)
+            ]
     detectors["sessions"] = {
         "clusters": len(outcome.sessions.clusters),
         "same_table_links": len(outcome.sessions.links),
@@ -239,17 +366,18 @@ def report(
     seed: int,
     params: AuditParams,
     rules: Ruleset | None = None,
+    models: str = "varied",
 ) -> dict[str, Any]:
     """Audit an injected season and the honest-only season of the same seed (with
-    ``rules``: played out with move logs, soft play audited too)."""
-    injected = run_season(
-        players=players, weeks=weeks, cheaters=cheaters, seed=seed, params=params, rules=rules
-    )
+    ``rules``: played out with move logs, soft play audited too; ``models``: a key of
+    :data:`MODELS`)."""
+    if models not in MODELS:
+        raise ValueError(f"unknown models {models!r}; known: {', '.join(MODELS)}")
+    size = {"players": players, "weeks": weeks, "seed": seed}
+    injected = run_season(**size, cheaters=cheaters, params=params, rules=rules, models=models)
     figures = {"injected": evaluate(injected)}
     del injected
-    honest = run_season(
-        players=players, weeks=weeks, cheaters=0.0, seed=seed, params=params, rules=rules
-    )
+    honest = run_season(**size, cheaters=0.0, params=params, rules=rules, models=models)
     figures["honest"] = evaluate(honest)
     figures["params"] = {
         "players": players,
@@ -258,6 +386,7 @@ def report(
         "seed": seed,
         "q": params.q,
         "max_degree": params.max_degree,
+        "models": models,
         **({} if rules is None else {"logs": rules.to_spec()}),
     }
     return figures

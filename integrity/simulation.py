@@ -28,6 +28,18 @@ the rest on ``time``. Records are game record v1 (SPEC §9) and pass ingest vali
 * *Devices*: ``second_device_share`` of the accounts also use a tablet (30 % of their
   sessions); ``new_phone_share`` switch to a new phone at a random moment.
 
+**Honest models that stress boosting's null** (off by default; on in
+:data:`~integrity.simulation_population.VARIED_REALISM`, the population issue 28 measures):
+
+* *Heavy players* (``heavy_share``, 2 %): ``heavy_games`` (100–250) games a week on their
+  usual devices and networks — long series with many session changes.
+* *Steady improvers* (``improver_share``, 1 %): ``improver_games`` (40–150) games a week,
+  skill rising linearly by ``improver_gain`` (0.5–1.5) SD over the window, and a new phone
+  at a moment between 30 % and 70 % of it: performance drifting up while the device changes.
+* *Travellers* (``traveller_share``, 0 in the varied population; a stress knob): 1–3 days
+  away from home on another network, half of them on a borrowed device — another person's
+  sessions, played by the owner.
+
 **Cheaters** (``cheaters`` × accounts; none in households):
 
 * *Farms* (多开刷分, ~45 %): 2–4 accounts of one operator on one address, either all on one
@@ -42,12 +54,25 @@ the rest on ``time``. Records are game record v1 (SPEC §9) and pass ingest vali
   feeder keeps 2–5 extra high cards (``pair_extra``) when the partner leads (probability
   ``pair_feed``: 让分, giving points away, is the point of the collusion) and plays to let
   the partner go out in ``pair_assist`` of their games together.
-* *Boosters* (代练代打, ~20 %): at a moment between 35 % and 65 % of the window someone else
-  takes over the account: a new device and address, the hired player's favourite hour, a
-  skill ``boost_jump`` standard deviations higher and 1.5 times the games.
+* *Boosters* (代练代打, ~20 %), one model per booster from ``booster_models``
+  (:data:`~integrity.simulation_population.BOOSTER_MODELS`): ``takeover`` (the default): at
+  a moment between 35 % and 65 % of the window someone else takes over the account to its
+  end — a new device and address, the hired player's favourite hour, a skill
+  ``boost_jump`` (1.5–2.5) standard deviations higher and 1.5 times the games; ``hire``: a
+  heavy hired player (``hire_daily``, 8–20 games a day, own device, address and hours, skill
+  ``boost_jump`` SD higher) plays the account for ``hire_days`` (2–7) days from a moment at
+  least a day into the window, and the owner (an engaged player, ``hire_owner_games``,
+  30–80 games a week, who does not play while hired) does not come back inside the window;
+  ``hire_revert``: the same, and the owner comes back at the end of the hire with his old
+  device, address and hours. :data:`~integrity.simulation_population.VARIED_CHEATING` draws
+  ``hire`` or ``hire_revert`` per booster.
 
-Labels: ``{"farms": [[fed, feeder, ...]], "pairs": [[beneficiary, feeder]], "boosters":
-[id, ...]}``.
+Labels (:class:`~integrity.simulation_population.Labels`): ``as_dict()`` is ``{"farms":
+[[fed, feeder, ...]], "pairs": [[beneficiary, feeder]], "boosters": [id, ...]}`` (the labels
+file of ``manage.py simulate_season``); ``boosts`` holds each booster's model, the round and
+moment the hired player starts (``change``) and, when the owner comes back inside the
+window, the moment he does (``revert``); ``honest`` the honest accounts by model (heavy,
+improver, traveller, household, mobile, tablet, new_phone); ``details()`` all of it.
 
 The population (accounts, sharing, cheaters) is built by :mod:`integrity.simulation_population`,
 the play (sessions, matchmaking, games) by :mod:`integrity.simulation_play`.
@@ -61,12 +86,29 @@ from typing import Any
 from integrity.domain.audit import SeatRow
 from integrity.domain.data import hour_bucket
 from integrity.simulation_play import POINTS, Simulator
-from integrity.simulation_population import Cheating, Labels, Realism
+from integrity.simulation_population import (
+    VARIED_CHEATING,
+    VARIED_REALISM,
+    Boost,
+    Cheating,
+    Labels,
+    Realism,
+)
 from tournaments.domain.calendar import event_code_for_week
 from tournaments.domain.rules import Ruleset
 from tournaments.domain.scoring import tour_singles
 
-__all__ = ["Cheating", "Labels", "Realism", "Season", "record_rows", "simulate_season"]
+__all__ = [
+    "VARIED_CHEATING",
+    "VARIED_REALISM",
+    "Boost",
+    "Cheating",
+    "Labels",
+    "Realism",
+    "Season",
+    "record_rows",
+    "simulate_season",
+]
 
 
 @dataclass

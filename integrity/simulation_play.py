@@ -18,7 +18,7 @@ from itertools import accumulate
 from typing import Any
 
 from core.domain.clock import TOUR_TZ
-from integrity.simulation_population import Cheating, Group, Population, Realism
+from integrity.simulation_population import Cheating, Group, Hire, Population, Realism
 from tournaments.domain.calendar import event_code_for_week
 from tournaments.domain.cards import CLASSIC
 from tournaments.domain.engine import Bot
@@ -61,17 +61,32 @@ class Simulator(Population):
         super().__init__(
             players=players,
             rounds=weeks * 7 * ROUNDS_PER_DAY,
+            days=weeks * 7,
             cheaters=cheaters,
             seed=seed,
             realism=realism,
             cheating=cheating,
         )
+        for boost in self.labels.boosts:
+            boost.change_at = self.moment(boost.change)
+            boost.revert_at = None if boost.revert is None else self.moment(boost.revert)
+
+    def moment(self, t: int) -> datetime:
+        """The start of round ``t`` (Asia/Shanghai)."""
+        day, in_day = divmod(t, ROUNDS_PER_DAY)
+        hour, r = divmod(in_day, ROUNDS_PER_HOUR)
+        return datetime.combine(
+            self.start + timedelta(days=day), time(FIRST_HOUR + hour), TOUR_TZ
+        ) + timedelta(seconds=r * ROUND_SECONDS)
 
     def _session_start(self, rng: random.Random, week: int, peak: float, cum: list[float]) -> int:
         day = rng.choices(range(7), cum_weights=cum)[0]
+        return self._start_on(rng, week * 7 + day, peak)
+
+    def _start_on(self, rng: random.Random, day: int, peak: float) -> int:
         hour = min(23.99, max(10.0, rng.gauss(peak, self.realism.hour_spread)))
         offset = int((hour - FIRST_HOUR) * ROUNDS_PER_HOUR)
-        return (week * 7 + day) * ROUNDS_PER_DAY + min(offset, ROUNDS_PER_DAY - 1)
+        return day * ROUNDS_PER_DAY + min(offset, ROUNDS_PER_DAY - 1)
 
     def _sessions(
         self, rng: random.Random, week: int, games: int, peak: float, size: tuple[int, int]
@@ -91,7 +106,11 @@ class Simulator(Population):
         grouped: list[list[int]] = [[] for _ in range(self.rounds)]
         median = self.realism.games_per_week
         for i, account in enumerate(self.accounts):
-            weekly = median * account.player.activity * self.solo_factor[i]
+            if account.weekly is None:
+                weekly = median * account.player.activity * self.solo_factor[i]
+            else:
+                weekly = account.weekly
+            hire = account.hire
             for week in range(self.weeks):
                 games = round(weekly)
                 boost = account.boost
@@ -100,6 +119,13 @@ class Simulator(Population):
                 for start, end in self._sessions(
                     rng, week, games, self._peak_at(i, week), self.realism.session_games
                 ):
+                    for t in range(start, end):
+                        if hire is None or not hire.start <= t < (
+                            hire.end if hire.revert else self.rounds
+                        ):
+                            solo[t].append(i)
+            if hire is not None:
+                for start, end in self._hire_sessions(rng, hire):
                     for t in range(start, end):
                         solo[t].append(i)
         for g, group in enumerate(self.groups):
@@ -114,6 +140,20 @@ class Simulator(Population):
                         for t in range(start, end):
                             grouped[t].append(g)
         return solo, grouped
+
+    def _hire_sessions(self, rng: random.Random, hire: Hire) -> Iterator[tuple[int, int]]:
+        """The hired player's sessions: each day of the hire, ``daily`` games (in proportion
+        to the part of the day hired) in sessions near his favourite hour, inside the hire."""
+        first, last = hire.start // ROUNDS_PER_DAY, (hire.end - 1) // ROUNDS_PER_DAY
+        for day in range(first, last + 1):
+            lo = max(hire.start, day * ROUNDS_PER_DAY)
+            hi = min(hire.end, (day + 1) * ROUNDS_PER_DAY)
+            games = round(hire.daily * (hi - lo) / ROUNDS_PER_DAY)
+            while games > 0:
+                length = min(games, rng.randint(*self.realism.session_games))
+                games -= length
+                start = min(max(self._start_on(rng, day, hire.peak), lo), hi - 1)
+                yield start, min(start + length, hi)
 
     def _peak_at(self, i: int, week: int) -> float:
         account = self.accounts[i]
@@ -131,6 +171,9 @@ class Simulator(Population):
         if account.boost is not None and t >= account.boost[0]:
             _, skill, device, ip, _ = account.boost
             return ip, device, skill
+        hire = account.hire
+        if hire is not None and hire.start <= t < hire.end:
+            return hire.ip, hire.device, hire.skill
         if in_farm:
             return account.farm_ip, account.farm_device, account.skill
         device = account.device
@@ -142,6 +185,11 @@ class Simulator(Population):
             ip = rng.choice(self.pools[account.gateway])
         else:
             ip = account.home_ip
+        away = account.away
+        if away is not None and away[0] <= t < away[1]:
+            ip, device = away[2], away[3] or device
+        if account.gain:
+            return ip, device, account.skill + account.gain * t / self.rounds
         return ip, device, account.skill
 
     def records(self) -> Iterator[dict[str, Any]]:
@@ -170,12 +218,8 @@ class Simulator(Population):
                 tables.append((queue[k * SEATS : (k + 1) * SEATS], None))
             if not tables:
                 continue
-            day, in_day = divmod(t, ROUNDS_PER_DAY)
-            hour, r = divmod(in_day, ROUNDS_PER_HOUR)
-            moment = datetime.combine(
-                self.start + timedelta(days=day), time(FIRST_HOUR + hour), TOUR_TZ
-            ) + timedelta(seconds=r * ROUND_SECONDS)
-            event = events[day // 7]
+            moment = self.moment(t)
+            event = events[t // ROUNDS_PER_DAY // 7]
             for seated, queued in tables:
                 rng.shuffle(seated)
                 number += 1

@@ -1,12 +1,15 @@
 """The simulated population (see :mod:`integrity.simulation`): accounts with their homes,
 devices and carrier gateways, the real-world sharing of honest players (households, carrier
-NAT, second devices, new phones) and the injected cheaters (farms, colluding pairs,
-boosters) with their labels. Deterministic in the seed (named ``random`` streams).
+NAT, second devices, new phones), the honest models that stress boosting's null (heavy
+players, steady improvers who change phone), and the injected cheaters (farms, colluding
+pairs, boosters of three models) with their labels. Deterministic in the seed (named
+``random`` streams); a knob left at its default draws nothing, so the default population
+is the one the earlier simulator drew.
 """
 
 import random
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from tournaments.simulation import SimPlayer, simulate_players
 
@@ -26,6 +29,22 @@ class Realism:
     nat_pool: int = 16
     second_device_share: float = 0.15
     new_phone_share: float = 0.06
+    #: Heavy players: this share of the accounts play ``heavy_games`` games a week (uniform).
+    heavy_share: float = 0.0
+    heavy_games: tuple[float, float] = (100.0, 250.0)
+    #: Steady improvers: this share of the accounts play ``improver_games`` games a week,
+    #: their skill rising linearly by ``improver_gain`` SD over the window, and switch to a
+    #: new phone at a moment uniform in ``improver_phone`` (shares of the window).
+    improver_share: float = 0.0
+    improver_games: tuple[float, float] = (40.0, 150.0)
+    improver_gain: tuple[float, float] = (0.5, 1.5)
+    improver_phone: tuple[float, float] = (0.3, 0.7)
+    #: Travellers: this share of the accounts spend ``traveller_days`` days away from home,
+    #: playing from another address (its own range), on a borrowed device with probability
+    #: ``traveller_borrowed`` — another person's sessions, played by the owner.
+    traveller_share: float = 0.0
+    traveller_days: tuple[float, float] = (1.0, 3.0)
+    traveller_borrowed: float = 0.5
 
 
 @dataclass(frozen=True)
@@ -46,6 +65,51 @@ class Cheating:
     pair_feed: float = 0.9
     pair_extra: tuple[int, int] = (2, 5)
     boost_jump: tuple[float, float] = (1.5, 2.5)
+    #: The booster models drawn from, one per booster (uniformly): ``takeover`` (the first
+    #: simulator's), ``hire``, ``hire_revert`` (see :data:`BOOSTER_MODELS`).
+    booster_models: tuple[str, ...] = ("takeover",)
+    #: A hire: its length in days, the hired player's games a day, the owner's games a week.
+    hire_days: tuple[float, float] = (2.0, 7.0)
+    hire_daily: tuple[float, float] = (8.0, 20.0)
+    hire_owner_games: tuple[float, float] = (30.0, 80.0)
+
+
+#: The booster models. ``takeover``: between 35 % and 65 % of the window someone else takes
+#: over to the end — new device and address, another favourite hour, skill ``boost_jump`` SD
+#: higher, 1.5 times the games. ``hire``: a heavy hired player (``hire_daily`` games a day,
+#: own device, address and hours, skill ``boost_jump`` SD higher) plays the account for
+#: ``hire_days`` days from a moment at least a day into the window; the owner (an engaged
+#: player, ``hire_owner_games`` a week) does not come back inside the window.
+#: ``hire_revert``: the same, and the owner comes back at the end of the hire with his old
+#: device, address and hours (the hire then lasts at most the window less 1.5 days, and
+#: leaves the owner at least half a day).
+BOOSTER_MODELS: Final = ("takeover", "hire", "hire_revert")
+
+#: The honest stress models an account may be labelled with (besides the real-world sharing
+#: ``household``, ``mobile``, ``tablet``, ``new_phone``).
+HONEST_MODELS: Final = ("heavy", "improver", "traveller")
+
+
+@dataclass(frozen=True)
+class Hire:
+    """Someone else plays the account from round ``start`` to round ``end`` (exclusive);
+    ``revert``: the owner plays again from ``end``."""
+
+    model: str
+    start: int
+    end: int
+    revert: bool
+    skill: float
+    device: str
+    ip: str
+    peak: float
+    daily: float
+
+
+#: The population issue 28 measures boosting on: 2 % heavy players, 1 % steady improvers
+#: who change phone, and boosters hired for 2-7 days with or without a revert.
+VARIED_REALISM: Final = Realism(heavy_share=0.02, improver_share=0.01)
+VARIED_CHEATING: Final = Cheating(booster_models=("hire", "hire_revert"))
 
 
 @dataclass
@@ -61,16 +125,61 @@ class Account:
     boost: tuple[int, float, str, str, float] | None = None  # from round: skill, device, ip, peak
     farm_device: str = ""  # sessions in the farm use this device (multi-open)
     farm_ip: str = ""
+    weekly: float | None = None  # games a week, instead of the median times the activity
+    gain: float = 0.0  # skill gained linearly over the window (a steady improver)
+    away: tuple[int, int, str, str] | None = None  # a traveller: from, to, ip, device or ""
+    hire: Hire | None = None
+
+
+@dataclass
+class Boost:
+    """A booster's label: the account, its model, the rounds where the hired player starts
+    (``change``) and, if the owner comes back inside the window, where he does
+    (``revert``); the simulator adds the moments of those rounds (aware datetimes)."""
+
+    player: str
+    model: str
+    change: int
+    revert: int | None
+    change_at: Any = None
+    revert_at: Any = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "player": self.player,
+            "model": self.model,
+            "change": self.change_at.isoformat() if self.change_at else None,
+            "revert": self.revert_at.isoformat() if self.revert_at else None,
+        }
 
 
 @dataclass
 class Labels:
+    """The injected cheaters (``as_dict``: the labels file), with each booster's model and
+    change (``boosts``) and the honest accounts by model (``honest``: heavy, improver,
+    household, mobile, tablet, new_phone)."""
+
     farms: list[list[str]] = field(default_factory=list)
     pairs: list[list[str]] = field(default_factory=list)
     boosters: list[str] = field(default_factory=list)
+    boosts: list[Boost] = field(default_factory=list)
+    honest: dict[str, list[str]] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         return {"farms": self.farms, "pairs": self.pairs, "boosters": self.boosters}
+
+    def details(self) -> dict[str, Any]:
+        """The labels with the boosters' models and changes and the honest models."""
+        return {
+            **self.as_dict(),
+            "boosts": [boost.as_dict() for boost in self.boosts],
+            "honest": self.honest,
+        }
+
+    def honest_models(self, player: str) -> tuple[str, ...]:
+        """The honest models an account belongs to (``("plain",)``: none)."""
+        found = tuple(model for model, ids in self.honest.items() if player in ids)
+        return found or ("plain",)
 
 
 @dataclass
@@ -113,12 +222,14 @@ class Population:
         *,
         players: int,
         rounds: int,
+        days: int,
         cheaters: float,
         seed: int,
         realism: Realism,
         cheating: Cheating,
     ) -> None:
         self.seed, self.realism, self.cheating, self.rounds = seed, realism, cheating, rounds
+        self.days = days
         rng = random.Random(f"integrity-population:{seed}")  # noqa: S311 - simulation
         base = simulate_players(players, seed=seed)
         gateways = max(1, round(players / realism.accounts_per_gateway))
@@ -142,11 +253,15 @@ class Population:
         self.peak = [p.peak_hour for p in base]
         self.household: set[int] = set()
         self._households(rng)
+        self.stressed: set[int] = set()
+        if realism.heavy_share or realism.improver_share or realism.traveller_share:
+            self._stress(random.Random(f"integrity-stress:{seed}"))  # noqa: S311
         self.labels = Labels()
         self.groups: list[Group] = []
         self.solo_factor = [1.0] * players
         self.boosted_factor: dict[int, float] = {}
         self._inject(random.Random(f"integrity-cheaters:{seed}"), cheaters)  # noqa: S311
+        self._label_honest()
 
     def _households(self, rng: random.Random) -> None:
         order = list(range(len(self.accounts)))
@@ -168,11 +283,77 @@ class Population:
                 self.peak[m] = min(23.5, max(10.5, peak + rng.gauss(0, 0.5)))
                 self.household.add(m)
 
+    def _stress(self, rng: random.Random) -> None:
+        """Heavy players, steady improvers and travellers (outside households; see
+        :class:`Realism`)."""
+        realism = self.realism
+        order = [i for i in range(len(self.accounts)) if i not in self.household]
+        rng.shuffle(order)
+        heavy = round(realism.heavy_share * len(self.accounts))
+        improvers = round(realism.improver_share * len(self.accounts))
+        travellers = round(realism.traveller_share * len(self.accounts))
+        for i in order[:heavy]:
+            self.accounts[i].weekly = rng.uniform(*realism.heavy_games)
+        for i in order[heavy : heavy + improvers]:
+            account = self.accounts[i]
+            account.weekly = rng.uniform(*realism.improver_games)
+            account.gain = rng.uniform(*realism.improver_gain)
+            moment = int(self.rounds * rng.uniform(*realism.improver_phone))
+            account.new_phone = (moment, _device(rng))
+        day = self.rounds / self.days
+        for i in order[heavy + improvers : heavy + improvers + travellers]:
+            days = rng.uniform(*realism.traveller_days)
+            start = rng.uniform(0.0, max(0.0, self.days - days))
+            borrowed = _device(rng) if rng.random() < realism.traveller_borrowed else ""
+            away = (int(start * day), int((start + days) * day), _ip(rng), borrowed)
+            self.accounts[i].away = away
+        self.stressed = set(order[: heavy + improvers + travellers])
+
+    def _label_honest(self) -> None:
+        """The honest accounts by model (cheaters left out)."""
+        cheating = {
+            *(p for farm in self.labels.farms for p in farm),
+            *(p for pair in self.labels.pairs for p in pair),
+            *self.labels.boosters,
+        }
+        models: dict[str, list[str]] = {
+            "heavy": [],
+            "improver": [],
+            "traveller": [],
+            "household": [],
+            "mobile": [],
+            "tablet": [],
+            "new_phone": [],
+        }
+        for i, account in enumerate(self.accounts):
+            player = account.player.id
+            if player in cheating:
+                continue
+            if account.gain:
+                models["improver"].append(player)
+            elif account.weekly is not None:
+                models["heavy"].append(player)
+            if account.away is not None:
+                models["traveller"].append(player)
+            if i in self.household:
+                models["household"].append(player)
+            if account.mobile_only:
+                models["mobile"].append(player)
+            if account.tablet:
+                models["tablet"].append(player)
+            if account.new_phone is not None and not account.gain:
+                models["new_phone"].append(player)
+        self.labels.honest = models
+
     def _inject(self, rng: random.Random, cheaters: float) -> None:
         total = round(cheaters * len(self.accounts))
         if not total:
             return
-        pool = [i for i in range(len(self.accounts)) if i not in self.household]
+        pool = [
+            i
+            for i in range(len(self.accounts))
+            if i not in self.household and i not in self.stressed
+        ]
         rng.shuffle(pool)
         chosen = pool[:total]
         farm_budget = round(total * self.cheating.farm_share)
@@ -223,6 +404,13 @@ class Population:
         self.labels.farms.append([self.accounts[m].player.id for m in members])
 
     def _booster(self, rng: random.Random, m: int) -> None:
+        models = self.cheating.booster_models
+        model = models[0] if len(models) == 1 else rng.choice(models)
+        if model not in BOOSTER_MODELS:
+            raise ValueError(f"unknown booster model {model!r}; known: {BOOSTER_MODELS}")
+        if model != "takeover":
+            self._hire(rng, m, model)
+            return
         account = self.accounts[m]
         moment = int(self.rounds * rng.uniform(0.35, 0.65))
         jump = rng.uniform(*self.cheating.boost_jump)
@@ -231,3 +419,37 @@ class Population:
         account.mobile_only = False
         self.boosted_factor[m] = 1.5
         self.labels.boosters.append(account.player.id)
+        self.labels.boosts.append(Boost(account.player.id, model, moment, None))
+
+    def _hire(self, rng: random.Random, m: int, model: str) -> None:
+        """A ``hire`` or ``hire_revert`` booster (see :data:`BOOSTER_MODELS`)."""
+        cheat = self.cheating
+        account = self.accounts[m]
+        day = self.rounds / self.days
+        revert = model == "hire_revert"
+        low, high = cheat.hire_days
+        if revert:
+            days = rng.uniform(min(low, self.days - 1.5), min(high, self.days - 1.5))
+            start = rng.uniform(1.0, self.days - days - 0.5)
+        else:
+            days = rng.uniform(low, high)
+            start = rng.uniform(1.0, self.days - 2.0)
+        first = int(start * day)
+        end = min(self.rounds, int((start + days) * day))
+        account.hire = Hire(
+            model=model,
+            start=first,
+            end=end,
+            revert=revert,
+            skill=account.skill + rng.uniform(*cheat.boost_jump),
+            device=_device(rng),
+            ip=_ip(rng),
+            peak=min(23.5, max(10.5, rng.gauss(20.0, 2.5))),
+            daily=rng.uniform(*cheat.hire_daily),
+        )
+        account.weekly = rng.uniform(*cheat.hire_owner_games)
+        account.mobile_only = False
+        self.labels.boosters.append(account.player.id)
+        self.labels.boosts.append(
+            Boost(account.player.id, model, first, end if revert and end < self.rounds else None)
+        )

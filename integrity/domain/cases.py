@@ -56,8 +56,11 @@ FAMILIES: Final = ("boosting", "coseating", "pointflow", "sessions", "softplay")
 #: The behaviour families whose flag is itself evidence that someone benefited.
 BENEFIT_FAMILIES: Final = frozenset({"pointflow", "softplay"})
 
-#: A boosting flag this strong (q <= 1e-4) opens a case on its own.
-STRONG_BOOSTING: Final = 4.0
+#: A boosting flag this strong (q <= 0.01) opens a case on its own: ``boost-2`` tests a
+#: block of better games only where the account's sessions change hands, so at the audit's
+#: default q every boosting discovery stands alone (a stricter q would leave the weaker ones
+#: in the review queue).
+STRONG_BOOSTING: Final = 2.0
 
 #: A flag's contribution to a case score is capped here (q-values below 1e-300 all count alike).
 MAX_STRENGTH: Final = 300.0

@@ -81,6 +81,7 @@ def test_integrity_report_prints_the_figures(tmp_path: Path) -> None:
         "--weeks=1",
         "--cheaters=0.03",
         "--seed=1",
+        "--models=legacy",
         f"--json={path}",
         stdout=out,
     )

@@ -7,7 +7,9 @@ from tournaments.domain.rules import ruleset_from_spec
 
 
 def test_a_small_report() -> None:
-    figures = report(players=400, weeks=1, cheaters=0.03, seed=1, params=AuditParams())
+    figures = report(
+        players=400, weeks=1, cheaters=0.03, seed=1, params=AuditParams(), models="legacy"
+    )
 
     injected, honest = figures["injected"], figures["honest"]
     assert injected["farms"] == {
@@ -31,6 +33,8 @@ def test_a_small_report() -> None:
     assert injected["cases"] == {
         "total": 4,
         "true": 4,
+        "false": 0,
+        "false_below_true": True,
         "lowest_true_score": 9.1,
         "highest_false_score": None,
         "k": 4,
@@ -57,12 +61,21 @@ def test_a_small_report() -> None:
         "seed": 1,
         "q": 0.01,
         "max_degree": 8,
+        "models": "legacy",
     }
 
 
 def test_a_small_logged_report_audits_soft_play() -> None:
     rules = ruleset_from_spec("classic")
-    figures = report(players=400, weeks=1, cheaters=0.03, seed=1, params=AuditParams(), rules=rules)
+    figures = report(
+        players=400,
+        weeks=1,
+        cheaters=0.03,
+        seed=1,
+        params=AuditParams(),
+        rules=rules,
+        models="legacy",
+    )
     injected, honest = figures["injected"], figures["honest"]
     # Both pairs' and both farms' accounts spare each other in their logs: every soft-play
     # flag names two accounts of one group, and the honest twin raises none.

@@ -1,12 +1,17 @@
-"""``manage.py integrity_report --players N --weeks W --cheaters F --seed S``: the detectors
-measured on simulated seasons (SPEC §7), in memory — no database.
+"""``manage.py integrity_report --players N --weeks W --cheaters F --seed S`` (or ``--seeds
+S1,S2,…``) ``[--models varied|legacy]``: the detectors measured on simulated seasons (SPEC
+§7), in memory — no database.
 
-Simulates a season with ``F`` × ``N`` injected cheaters and the honest-only season of the
-same seed (``integrity.simulation``), audits both with the detectors ``audit_run`` uses and
+Per seed, simulates a season with ``F`` × ``N`` injected cheaters and the honest-only season
+of the same seed (``integrity.simulation``; ``--models``: the varied models of issue 28, the
+default, or the first simulator's), audits both with the detectors ``audit_run`` uses and
 prints: recall of farms and colluding pairs with >= 20 shared games (cased and flagged),
-boosters separately, precision@k among the top k cases (k = injected farms and pairs), the
-false discoveries of each statistical detector, and the honest season's flags and cases.
-Definitions: ``integrity.report``.
+boosters per booster model (flagged and in cases; all of them, those with >= 30 games of
+the hired player, and those with also >= 10 of the owner), precision@k among the top k cases
+(k = injected farms and pairs), the honest cases and whether they rank below every true
+case, the false discoveries of each statistical detector (a false boosting flag with the
+honest models of its account), and the honest season's flags and cases. With several seeds,
+a summary per seed follows. Definitions: ``integrity.report``.
 """
 
 import json
@@ -16,12 +21,16 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from integrity.conf import audit_params
-from integrity.report import MIN_SHARED, report
+from integrity.report import MIN_BOOSTED, MIN_OWNER, MIN_SHARED, MODELS, report
 from tournaments.domain.rules import ruleset_from_text
 
 
 def _ratio(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.3f}"
+
+
+def _count(found: dict[str, Any]) -> str:
+    return f"{found['cased']}/{found['injected']} = {_ratio(found['recall_cased'])}"
 
 
 class Command(BaseCommand):
@@ -32,6 +41,10 @@ class Command(BaseCommand):
         parser.add_argument("--weeks", type=int, default=4)
         parser.add_argument("--cheaters", type=float, default=0.005)
         parser.add_argument("--seed", type=int, default=2021)
+        parser.add_argument(
+            "--seeds", help="several seeds, comma-separated (each run in turn; overrides --seed)"
+        )
+        parser.add_argument("--models", choices=sorted(MODELS), default="varied")
         parser.add_argument("--json", dest="json_path", help="also write the figures here")
         parser.add_argument(
             "--logs",
@@ -42,30 +55,77 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         try:
-            rules = None if options["logs"] is None else ruleset_from_text(options["logs"])
-            figures = report(
-                players=options["players"],
-                weeks=options["weeks"],
-                cheaters=options["cheaters"],
-                seed=options["seed"],
-                params=audit_params(),
-                rules=rules,
+            seeds = (
+                [int(seed) for seed in options["seeds"].split(",")]
+                if options["seeds"]
+                else [options["seed"]]
             )
+            rules = None if options["logs"] is None else ruleset_from_text(options["logs"])
+            runs = []
+            for seed in seeds:
+                figures = report(
+                    players=options["players"],
+                    weeks=options["weeks"],
+                    cheaters=options["cheaters"],
+                    seed=seed,
+                    params=audit_params(),
+                    rules=rules,
+                    models=options["models"],
+                )
+                self._print(figures)
+                runs.append(figures)
         except ValueError as exc:
             raise CommandError(str(exc)) from exc
-        self._print(figures)
+        if len(runs) > 1:
+            self._summary(runs)
         if options["json_path"]:
+            data = (
+                runs[0]
+                if len(runs) == 1
+                else {"seeds": {str(s): f for s, f in zip(seeds, runs, strict=True)}}
+            )
             Path(options["json_path"]).write_text(
-                json.dumps(figures, indent=2, ensure_ascii=False), encoding="utf-8"
+                json.dumps(data, indent=2, ensure_ascii=False), encoding="utf-8"
             )
             self.stdout.write(f"written {options['json_path']}")
+
+    def _boosters(self, boosters: dict[str, Any], indent: str = "  ") -> None:
+        after, testable = f"after_{MIN_BOOSTED}", f"after_{MIN_BOOSTED}_owner_{MIN_OWNER}"
+        for model, b in boosters.items():
+            self.stdout.write(
+                f"{indent}boosters {model}: in cases {_count(b['all'])}, flagged "
+                f"{b['all']['flagged']}; with >= {MIN_BOOSTED} games after the change in cases "
+                f"{_count(b[after])} (flagged {b[after]['flagged']}); and >= {MIN_OWNER} of "
+                f"the owner {_count(b[testable])}"
+            )
+
+    def _summary(self, runs: list[dict[str, Any]]) -> None:
+        out = self.stdout.write
+        out("\n[summary per seed]")
+        for figures in runs:
+            injected, honest = figures["injected"], figures["honest"]
+            c = injected["cases"]
+            out(
+                f" seed {figures['params']['seed']}: cases {c['total']} ({c['true']} true, "
+                f"{c['false']} honest, honest below every true case: {c['false_below_true']}); "
+                f"honest season: flags "
+                + ", ".join(
+                    f"{name} {d['flags']}"
+                    for name, d in honest["detectors"].items()
+                    if "flags" in d
+                )
+                + f", boosting false by model {honest['detectors']['boosting']['false_models']}, "
+                f"cases {honest['cases']['total']}"
+            )
+            self._boosters(injected["boosters"], indent="   ")
 
     def _print(self, figures: dict[str, Any]) -> None:
         out = self.stdout.write
         p = figures["params"]
         out(
             f"integrity_report: {p['players']} players, {p['weeks']} weeks, cheaters "
-            f"{p['cheaters']}, seed {p['seed']}, q {p['q']}, degree cap {p['max_degree']}"
+            f"{p['cheaters']}, seed {p['seed']}, models {p['models']}, q {p['q']}, degree cap "
+            f"{p['max_degree']}"
         )
         for name in ("injected", "honest"):
             f = figures[name]
@@ -85,14 +145,11 @@ class Command(BaseCommand):
                     f"{flagged['found']}/{flagged['eligible']} = {_ratio(flagged['recall'])}; "
                     f"not cased (shared games): {g['not_cased_shared_games']}"
                 )
-            b = f["boosters"]
-            out(
-                f"  boosters: injected {b['injected']}, flagged {b['flagged']} "
-                f"(recall {_ratio(b['recall_flagged'])}), in cases {b['cased']}"
-            )
+            self._boosters(f["boosters"])
             c = f["cases"]
             out(
-                f"  cases: {c['total']} ({c['true']} true); precision@k (k={c['k']}): "
+                f"  cases: {c['total']} ({c['true']} true, {c['false']} honest; honest below "
+                f"every true case: {c['false_below_true']}); precision@k (k={c['k']}): "
                 f"{c['hits_top_k']}/{c['k']} = {_ratio(c['precision_at_k'])}; scores: lowest "
                 f"true {c['lowest_true_score']}, highest false {c['highest_false_score']}; "
                 f"review queue {c['review_queue']} flags"
@@ -101,9 +158,14 @@ class Command(BaseCommand):
                 if detector not in f["detectors"]:
                     continue
                 d = f["detectors"][detector]
+                models = (
+                    f" (false by model: {', '.join(d['false_models'])})"
+                    if d.get("false_models")
+                    else ""
+                )
                 out(
                     f"  {detector}: family m={d['family_size']}, flags {d['flags']}, false "
-                    f"{d['false']}, realised FDP {d['fdp']:.3f}"
+                    f"{d['false']}, realised FDP {d['fdp']:.3f}{models}"
                 )
             s = f["detectors"]["sessions"]
             out(

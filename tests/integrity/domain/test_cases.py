@@ -107,7 +107,7 @@ def test_friends_in_a_household_are_leads_and_a_soft_player_is_a_case() -> None:
     assert triage.review == ("co-1", "s-1")
 
 
-@pytest.mark.parametrize(("strength", "cased"), [(3.9, False), (4.0, True)])
+@pytest.mark.parametrize(("strength", "cased"), [(1.9, False), (2.0, True)])
 def test_a_strong_boosting_flag_stands_alone(strength: float, cased: bool) -> None:
     triage = propose_cases({"bo-1": Stub("boosting", ("z",), strength)})
     assert [c.reason for c in triage.cases] == (["1 strong boosting flag(s)"] if cased else [])
@@ -121,7 +121,7 @@ def test_related_players_chain_into_one_case() -> None:
         "s-1": SessionCluster(("a", "b", "c"), ("farm-pc",), ()),
         "co-1": pair_flag("c", "d", 1e-5),
         "pf-1": Stub("pointflow", ("c", "d"), 2.5),
-        "bo-2": Stub("boosting", ("z",), 3.0),
+        "bo-2": Stub("boosting", ("z",), 1.5),
     }
     triage = propose_cases(flags)
     [case] = triage.cases

@@ -1,0 +1,124 @@
+"""The simulator's varied models of issue 28 (SPEC §7: detectors measured on simulated
+seasons): boosters hired for 2-7 days with or without a revert, heavy players and steady
+improvers who change phone — each in its labels, and played as labelled."""
+
+from collections import defaultdict
+from datetime import datetime, timedelta
+from typing import Any
+
+import pytest
+
+from core.domain.clock import TOUR_TZ
+from integrity.simulation import simulate_season
+from integrity.simulation_population import (
+    BOOSTER_MODELS,
+    VARIED_CHEATING,
+    VARIED_REALISM,
+    Cheating,
+    Realism,
+)
+
+START = datetime(2021, 1, 4, 10, tzinfo=TOUR_TZ)
+END = datetime(2021, 1, 10, 23, 59, 59, tzinfo=TOUR_TZ)
+
+
+def _seats(records: list[dict[str, Any]]) -> dict[str, list[tuple[datetime, str, str]]]:
+    """Per player, (start, device, ip) of each game in play order."""
+    seats: dict[str, list[tuple[datetime, str, str]]] = defaultdict(list)
+    for record in records:
+        started = datetime.fromisoformat(record["started_at"])
+        for seat in record["seats"]:
+            session = seat["session"]
+            seats[seat["player"]["id"]].append((started, session["device"], session["ip"]))
+    return seats
+
+
+def test_the_varied_models_appear_with_their_labels() -> None:
+    season = simulate_season(
+        players=1000,
+        weeks=1,
+        cheaters=0.04,
+        seed=11,
+        realism=VARIED_REALISM,
+        cheating=VARIED_CHEATING,
+    )
+    labels = season.labels
+    seats = _seats(list(season.records))
+
+    # 40 cheaters: 18 in farms, 14 in pairs, the rest boosters, each labelled with its model,
+    # the moment the hired player starts and, for a revert, the moment the owner is back.
+    assert [b.player for b in labels.boosts] == labels.boosters
+    assert len(labels.boosters) == 40 - 18 - 14
+    assert {b.model for b in labels.boosts} == {"hire", "hire_revert"}
+    for boost in labels.boosts:
+        assert START + timedelta(days=1) <= boost.change_at <= END - timedelta(days=1)
+        games = seats[boost.player]
+        owner = [g for g in games if g[0] < boost.change_at]
+        hired = [
+            g
+            for g in games
+            if boost.change_at <= g[0] and (boost.revert_at is None or g[0] < boost.revert_at)
+        ]
+        back = [g for g in games if boost.revert_at is not None and g[0] >= boost.revert_at]
+        # The hired player: one device and one address, neither ever the owner's.
+        assert len({(device, ip) for _, device, ip in hired}) == 1
+        assert not {g[1] for g in hired} & {g[1] for g in owner + back}
+        assert not {g[2] for g in hired} & {g[2] for g in owner + back}
+        if boost.model == "hire":
+            assert (boost.revert, boost.revert_at, back) == (None, None, [])
+        else:
+            assert boost.revert_at is not None
+            assert boost.change_at + timedelta(days=1) < boost.revert_at < END
+        assert boost.as_dict() == {
+            "player": boost.player,
+            "model": boost.model,
+            "change": boost.change_at.isoformat(),
+            "revert": boost.revert_at.isoformat() if boost.revert_at else None,
+        }
+    assert sum(len(seats[b.player]) for b in labels.boosts) / len(labels.boosts) > 30
+
+    # Honest stress models: 2 % heavy players, 1 % improvers, none of them a cheater.
+    honest = labels.honest
+    assert (len(honest["heavy"]), len(honest["improver"])) == (20, 10)
+    cheaters = {p for group in labels.farms + labels.pairs for p in group} | set(labels.boosters)
+    assert not (set(honest["heavy"]) | set(honest["improver"])) & cheaters
+    median = sorted(len(games) for games in seats.values())[len(seats) // 2]
+    assert min(len(seats[p]) for p in honest["heavy"]) > 3 * median
+    changed = 0
+    for player in set(honest["improver"]) - set(honest["tablet"]):
+        devices = [device for _, device, _ in seats[player]]
+        if len(set(devices)) == 1:
+            continue  # no game after the change
+        changed += 1
+        # One new phone from a moment between 30 % and 70 % of the week (days 2.1 to 4.9 of
+        # play), kept to the end.
+        first_new = next(i for i, device in enumerate(devices) if device != devices[0])
+        assert devices[-1] == devices[first_new] != devices[0]
+        assert seats[player][first_new][0] > START + timedelta(days=2)
+        assert seats[player][first_new - 1][0] < START + timedelta(days=5)
+    assert changed >= 3
+    assert labels.honest_models(honest["heavy"][0])[0] == "heavy"
+    assert labels.details()["boosts"] == [b.as_dict() for b in labels.boosts]
+    assert set(labels.as_dict()) == {"farms", "pairs", "boosters"}
+
+
+def test_the_first_simulators_models_are_the_default() -> None:
+    season = simulate_season(players=400, weeks=1, cheaters=0.05, seed=11)
+    labels = season.labels
+    assert {b.model for b in labels.boosts} == {"takeover"}
+    assert all(b.revert is None for b in labels.boosts)
+    assert (labels.honest["heavy"], labels.honest["improver"]) == ([], [])
+    assert Realism().heavy_share == Realism().improver_share == 0.0
+    assert Cheating().booster_models == ("takeover",)
+    assert set(BOOSTER_MODELS) == {"takeover", "hire", "hire_revert"}
+
+
+def test_an_unknown_booster_model_is_refused() -> None:
+    with pytest.raises(ValueError, match="unknown booster model 'remote'"):
+        simulate_season(
+            players=200,
+            weeks=1,
+            cheaters=0.05,
+            seed=1,
+            cheating=Cheating(booster_models=("remote",)),
+        )
