@@ -52,6 +52,7 @@ class Flag(models.Model):
         SESSIONS = "sessions", "shared sessions (多开)"
         SAME_TABLE = "same_table", "one device or IP on two seats of a table"
         BOOSTING = "boosting", "boosting (代练)"
+        SOFTPLAY = "softplay", "soft play: a partner spared (放水)"
 
     class Family(models.TextChoices):
         BEHAVIOUR = "behaviour", "behaviour"

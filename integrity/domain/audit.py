@@ -1,5 +1,6 @@
-"""One audit over one window: seat rows -> observations -> the four detectors -> case
-proposals (SPEC §7: audits produce flags, flags on related players group into cases).
+"""One audit over one window: seat rows (and, where logged, chances to punish) ->
+observations -> the detectors -> case proposals (SPEC §7: audits produce flags, flags on
+related players group into cases).
 
 The same detectors serve the database audit (``integrity.services.audits.audit_run``, with
 the SQL of :mod:`integrity.sql`) and the in-memory measurement on simulated seasons
@@ -20,14 +21,15 @@ is what runs.
   with the window's skills: the database audit reads only the seats of the players
   boosting can test.
 * :func:`audit` runs co-seating, point flow, shared sessions (clusters and same-table
-  links) and boosting over a whole window with the parameters of :class:`AuditParams`;
-  :func:`outcome` gathers four detectors' results, however they were computed (the database
-  audit counts co-seating and shared sessions in SQL), and proposes cases
+  links) and boosting over a whole window with the parameters of :class:`AuditParams`, and
+  soft play when the window's chances to punish are given;
+  :func:`outcome` gathers the detectors' results, however they were computed (the database
+  audit counts co-seating, shared sessions and soft play's pairs in SQL), and proposes cases
   (:func:`~integrity.domain.cases.propose_cases`) over all their flags.
 
 Flag references (the keys of :attr:`AuditOutcome.flags`) are stable across runs of the
 same data: ``coseating:a|b``, ``pointflow:feeder>beneficiary``, ``sessions:a|b|…``,
-``same_table:game:a|b:kind:identifier``, ``boosting:player``.
+``same_table:game:a|b:kind:identifier``, ``boosting:player``, ``softplay:actor>target``.
 """
 
 from __future__ import annotations
@@ -73,7 +75,7 @@ SeatRow = tuple[str, int, str, int, int, str | None, str | None]
 
 DetectorFlag = PairFlag | FlowFlag | SessionCluster | SameTableLink | BoostFlag | SoftPlayFlag
 
-#: No soft-play result: a window without move logs (the database audit does not read them).
+#: No soft-play result: an in-memory audit given no chances (a window without move logs).
 NO_SOFTPLAY = SoftPlayResult(flags=(), family_size=0)
 
 
@@ -89,6 +91,7 @@ class AuditParams:
     min_segment: int = 10
     window: int = 10
     min_hour_shift: float = 6.0
+    min_chances: int = 5
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,7 +269,7 @@ def audit(
     softplay = NO_SOFTPLAY
     if chances is not None:
         started = time.perf_counter()
-        softplay = detect_softplay(chances, q=params.q)
+        softplay = detect_softplay(chances, q=params.q, min_chances=params.min_chances)
         seconds["softplay"] = time.perf_counter() - started
 
     started = time.perf_counter()

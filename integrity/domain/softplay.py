@@ -18,6 +18,12 @@ chances against the target are not tested (their p-value could not reach the lev
 
 False-positive control: Benjamini–Hochberg at ``q`` over every tested pair of the window
 (``integrity.domain.stats.bh_log_qvalues``).
+
+The test needs, per tested pair, four counts (:data:`PairChances`: the pair's chances and
+punishments, the actor's over all targets): :func:`pair_chances` counts them from the
+chances, :func:`softplay_from_counts` tests them. The database audit counts the same in SQL
+from the chances stored at ingest (``integrity.sql.softplay``, equal on the same logs:
+tests/integrity/test_softplay_sql.py) and calls :func:`softplay_from_counts` too.
 """
 
 from __future__ import annotations
@@ -32,10 +38,13 @@ from integrity.domain.stats import bh_log_qvalues
 
 __all__ = [
     "Chance",
+    "PairChances",
     "SoftPlayFlag",
     "SoftPlayResult",
     "detect_softplay",
     "log_fisher_lower",
+    "pair_chances",
+    "softplay_from_counts",
 ]
 
 VERSION: Final = "softplay-1"
@@ -43,6 +52,11 @@ VERSION: Final = "softplay-1"
 #: A chance to punish, as ``tournaments.domain.chances`` reads it from a replayed log: the
 #: actor's player id, the target's, and whether the actor punished.
 Chance = tuple[str, str, bool]
+
+#: What the test needs of one (actor, target) pair: actor, target, the chances against the
+#: target and the punishments among them, the actor's chances and punishments against
+#: everyone (the target included).
+PairChances = tuple[str, str, int, int, int, int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,11 +114,9 @@ def log_fisher_lower(x: int, k: int, punished: int, total: int) -> float:
     return min(0.0, peak + math.log(sum(math.exp(term - peak) for term in terms)))
 
 
-def detect_softplay(
-    chances: Iterable[Chance], *, q: float = 0.01, min_chances: int = 5
-) -> SoftPlayResult:
-    """Flag the (actor, target) pairs whose actor spares the target (module docstring),
-    strongest evidence first."""
+def pair_chances(chances: Iterable[Chance], *, min_chances: int = 5) -> list[PairChances]:
+    """The counts of every pair with ``>= min_chances`` chances against the target, in
+    (actor, target) order: what the database audit's SQL returns for the same chances."""
     pairs: Counter[tuple[str, str]] = Counter()
     pair_punished: Counter[tuple[str, str]] = Counter()
     totals: Counter[str] = Counter()
@@ -116,30 +128,51 @@ def detect_softplay(
         if punished:
             pair_punished[key] += 1
             punishes[actor] += 1
-    tested: list[tuple[tuple[str, str], float]] = []
-    for key, k in sorted(pairs.items()):
-        if k < min_chances:
-            continue
-        actor = key[0]
-        log_p = log_fisher_lower(pair_punished[key], k, punishes[actor], totals[actor])
-        tested.append((key, log_p))
-    log_q = bh_log_qvalues([log_p for _, log_p in tested])
+    return [
+        (actor, target, k, pair_punished[actor, target], totals[actor], punishes[actor])
+        for (actor, target), k in sorted(pairs.items())
+        if k >= min_chances
+    ]
+
+
+def softplay_from_counts(
+    pairs: Iterable[PairChances], *, q: float = 0.01, min_chances: int = 5
+) -> SoftPlayResult:
+    """Test each pair with ``>= min_chances`` chances against the target (module docstring)
+    and flag those BH keeps at ``q``, strongest evidence first. Every pair given and kept by
+    ``min_chances`` is in the family, so give all of the window's."""
+    tested = sorted(pair for pair in pairs if pair[2] >= min_chances)
+    log_p = [
+        log_fisher_lower(punished, k, actor_punished, actor_chances)
+        for _, _, k, punished, actor_chances, actor_punished in tested
+    ]
+    log_q = bh_log_qvalues(log_p)
     flags = []
-    for ((actor, target), log_p), lq in zip(tested, log_q, strict=True):
+    for pair, lp, lq in zip(tested, log_p, log_q, strict=True):
         if lq > math.log(q):
             continue
-        k, x = pairs[(actor, target)], pair_punished[(actor, target)]
+        actor, target, k, x, actor_chances, actor_punished = pair
         flags.append(
             SoftPlayFlag(
                 actor=actor,
                 target=target,
                 chances=k,
                 punished=x,
-                chances_others=totals[actor] - k,
-                punished_others=punishes[actor] - x,
-                p=math.exp(log_p),
+                chances_others=actor_chances - k,
+                punished_others=actor_punished - x,
+                p=math.exp(lp),
                 q=math.exp(lq),
             )
         )
     flags.sort(key=lambda flag: (flag.q, flag.actor, flag.target))
     return SoftPlayResult(flags=tuple(flags), family_size=len(tested))
+
+
+def detect_softplay(
+    chances: Iterable[Chance], *, q: float = 0.01, min_chances: int = 5
+) -> SoftPlayResult:
+    """Flag the (actor, target) pairs whose actor spares the target (module docstring),
+    strongest evidence first."""
+    return softplay_from_counts(
+        pair_chances(chances, min_chances=min_chances), q=q, min_chances=min_chances
+    )

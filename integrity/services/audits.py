@@ -22,6 +22,10 @@ flags ... flags on related players group into cases").
    * the seats of the players boosting can test are read, each with its table's players
      (:func:`~integrity.sql.window.seats_of`), their residuals computed with the window's
      skills (:func:`~integrity.domain.audit.seat_residuals`), and boosting runs on them;
+   * soft play's counts per (actor, target) pair are summed in SQL from the chances to
+     punish stored at ingest (:func:`~integrity.sql.softplay.softplay_counts`: only the
+     pairs it tests come to Python), and the pure test runs on them
+     (:func:`~integrity.domain.softplay.softplay_from_counts`);
    * once the other connection is done, the tables of the players point flow can test are
      loaded (:func:`~integrity.sql.window.tables_of`) and point flow runs on them.
 
@@ -72,6 +76,7 @@ from integrity.domain.audit import (
 from integrity.domain.coseating import CoseatingResult
 from integrity.domain.pointflow import detect_pointflow
 from integrity.domain.sessions import SessionsResult
+from integrity.domain.softplay import softplay_from_counts
 from integrity.models import AuditRun, Case, Flag
 from integrity.services.findings import cases_write, flags_write, versions
 from integrity.sql import (
@@ -81,6 +86,7 @@ from integrity.sql import (
     coseating_count,
     seats_of,
     sessions_sql,
+    softplay_counts,
     tables_of,
     window_players,
 )
@@ -164,12 +170,14 @@ def _stats(found: AuditOutcome, seconds: dict[str, float]) -> dict[str, Any]:
         "family_size_exact": found.coseating.family_size_exact,
         "pointflow_family": found.pointflow.family_size,
         "boosting_family": found.boosting.family_size,
+        "softplay_family": found.softplay.family_size,
         "flags": {
             "coseating": len(found.coseating.flags),
             "pointflow": len(found.pointflow.flags),
             "sessions": len(found.sessions.clusters),
             "same_table": len(found.sessions.links),
             "boosting": len(found.boosting.flags),
+            "softplay": len(found.softplay.flags),
         },
         "cases_proposed": len(found.triage.cases),
         "review": len(found.triage.review),
@@ -242,9 +250,9 @@ def _count_alongside(
         connection.close()
 
 
-#: The steps an audit reports to its job's panel: players, load, boosting, co-seating (with
-#: shared sessions), point flow.
-AUDIT_STEPS = 5
+#: The steps an audit reports to its job's panel: players, load, boosting, soft play,
+#: co-seating (with shared sessions), point flow.
+AUDIT_STEPS = 6
 
 
 def _audit_in_sql(
@@ -282,9 +290,14 @@ def _audit_in_sql(
         seconds["boosting"] = time.perf_counter() - started
         del residuals, sessions
         job_progress(3, AUDIT_STEPS, "boosting")
+        started = time.perf_counter()
+        pairs = softplay_counts(**window, min_chances=params.min_chances)
+        softplay = softplay_from_counts(pairs, q=params.q, min_chances=params.min_chances)
+        seconds["softplay"] = time.perf_counter() - started
+        job_progress(4, AUDIT_STEPS, "softplay")
 
         counted = counting.result()
-        job_progress(4, AUDIT_STEPS, "coseating")
+        job_progress(5, AUDIT_STEPS, "coseating")
         seconds.update(counted.seconds)
         started = time.perf_counter()
         if counted.feeders is None:
@@ -295,9 +308,9 @@ def _audit_in_sql(
             tables, _ = observations(rows)
         pointflow = detect_pointflow(tables, q=params.q, min_shared_wins=params.min_shared_wins)
         seconds["pointflow"] = time.perf_counter() - started
-        job_progress(5, AUDIT_STEPS, "pointflow")
+        job_progress(6, AUDIT_STEPS, "pointflow")
 
-        found = Found(counted.coseating, pointflow, counted.sessions, boosting)
+        found = Found(counted.coseating, pointflow, counted.sessions, boosting, softplay)
         return outcome(
             found,
             tables=counted.tables,

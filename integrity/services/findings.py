@@ -28,6 +28,7 @@ from integrity.domain.cases import NEAR_CONCLUSIVE_SCORE, CaseProposal
 from integrity.domain.coseating import PairFlag
 from integrity.domain.pointflow import FlowFlag
 from integrity.domain.sessions import SameTableLink, SessionCluster
+from integrity.domain.softplay import SoftPlayFlag
 from integrity.models import AuditRun, Case, CaseEvent, CasePlayer, Flag
 
 _KEY_LENGTH = Case._meta.get_field("key").max_length or 200
@@ -47,6 +48,7 @@ def versions(outcome: AuditOutcome) -> dict[str, str]:
         "pointflow": outcome.pointflow.version,
         "sessions": outcome.sessions.version,
         "boosting": outcome.boosting.version,
+        "softplay": outcome.softplay.version,
         "cases": outcome.triage.version,
     }
 
@@ -139,12 +141,33 @@ def _boosting_row(flag: BoostFlag) -> dict[str, Any]:
     }
 
 
+def _softplay_row(flag: SoftPlayFlag) -> dict[str, Any]:
+    return {
+        "detector": Flag.Detector.SOFTPLAY,
+        "family": Flag.Family.BEHAVIOUR,
+        "player_keys": sorted(flag.players),
+        # The punishments the target got: Fisher's statistic, low when the target is spared.
+        "statistic": flag.punished,
+        "p_value": flag.p,
+        "q_value": flag.q,
+        "evidence": {
+            "actor": flag.actor,
+            "target": flag.target,
+            "chances": flag.chances,
+            "punished": flag.punished,
+            "chances_others": flag.chances_others,
+            "punished_others": flag.punished_others,
+        },
+    }
+
+
 #: The fields of a detector flag's row, by the flag's type.
 _ROWS: dict[type, Callable[[Any], dict[str, Any]]] = {
     PairFlag: _coseating_row,
     FlowFlag: _pointflow_row,
     SessionCluster: _sessions_row,
     BoostFlag: _boosting_row,
+    SoftPlayFlag: _softplay_row,
 }
 
 

@@ -10,13 +10,16 @@ accelerator equals its pure rule in :mod:`integrity.domain` on the same data
 * :mod:`integrity.sql.coseating` — co-seating's counts
   (:func:`integrity.domain.coseating.detect_coseating`);
 * :mod:`integrity.sql.sessions` — shared sessions' graph
-  (:func:`integrity.domain.sessions.detect_sessions`).
+  (:func:`integrity.domain.sessions.detect_sessions`);
+* :mod:`integrity.sql.softplay` — soft play's counts per pair, from the chances to punish
+  stored at ingest (:func:`integrity.domain.softplay.detect_softplay`).
 
 The audit service (:mod:`integrity.services.audits`) runs them and the pure detectors.
 """
 
 from integrity.sql.coseating import CoseatingCount, coseating_count, coseating_sql
 from integrity.sql.sessions import sessions_sql
+from integrity.sql.softplay import softplay_counts, softplay_sql
 from integrity.sql.summary import HourActivity, WindowPlayers, window_players
 from integrity.sql.window import audit_rows, audit_transaction, seats_of, streamed, tables_of
 
@@ -30,6 +33,8 @@ __all__ = [
     "coseating_sql",
     "seats_of",
     "sessions_sql",
+    "softplay_counts",
+    "softplay_sql",
     "streamed",
     "tables_of",
     "window_players",

@@ -2,6 +2,7 @@
 
 from typing import Any
 
+from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from django.utils import timezone
 
@@ -78,7 +79,14 @@ class Seat(models.Model):
 
     ``event``, ``ended_at`` and ``voided`` repeat the game's so a player's scores in an
     event are read from one index without a join. The session (ip, device, client) is
-    personal data: reviewers only."""
+    personal data: reviewers only.
+
+    ``chances`` are the player's chances to punish in the game's move log
+    (``tournaments.domain.chances``; the soft-play detector's data), written at ingest from
+    the replay that checked the log: flat triples (target player id, chances, punished), one
+    per player it could punish; null when the game has no log or the player had no chance.
+    The target is the player's pk (players never change seats), so the audit sums them per
+    pair without a join (``integrity.sql.softplay``)."""
 
     # No single-column indexes on game and event: the unique (game, seat) and the (event,
     # player, ended_at) indexes lead with them, and every index costs each ingested seat.
@@ -99,11 +107,19 @@ class Seat(models.Model):
     ip = models.GenericIPAddressField(null=True, blank=True)
     device = models.CharField(max_length=64, blank=True)
     client = models.CharField(max_length=32, blank=True)
+    chances = ArrayField(models.BigIntegerField(), null=True, blank=True)
 
     class Meta:
         indexes = [
             models.Index(fields=["event", "player", "ended_at"]),
             models.Index(fields=["game"], condition=models.Q(voided=True), name="seat_voided_game"),
+            # The seats with chances to punish, by window: an audit reads only these, and a
+            # seat without a log (or without a chance) costs this index nothing.
+            models.Index(
+                fields=["event", "ended_at"],
+                condition=models.Q(chances__isnull=False),
+                name="seat_chances_window",
+            ),
         ]
         constraints = [
             models.UniqueConstraint(fields=["game", "seat"], name="seat_unique_position"),

@@ -31,7 +31,9 @@ Decisions (the record format is fixed by SPEC §9; these close what it leaves op
 * **Move log** (optional): it must replay under the event's rules of play
   (``Event.play_rules``, ``tournaments.domain.movelog.replay``) to exactly the record's seats,
   hands and ending; else the record is rejected at ``log`` with the replay's verdict
-  ("move 17: seat 2 plays G5 on R3").
+  ("move 17: seat 2 plays G5 on R3"). The same replay reads the game's chances to punish
+  (``tournaments.domain.chances``: its observer, no second pass), kept in compact form as
+  ``CheckedGame.chances`` and stored on the actors' seats (``game_copy``).
 * **Scores**: singles by the season's ``singles_scoring``, doubles by ``tour_doubles``.
 * **Storable text**: ids, names and session fields within their column sizes; no NUL
   character anywhere (PostgreSQL text and jsonb cannot hold it) and no lone surrogate.
@@ -52,6 +54,7 @@ from django.utils import timezone
 from accounts.provinces import PROVINCE_SET
 from core.domain.text import ident_problem, name_clean
 from tournaments.domain.cards import CardError, CardTable, validate_deal
+from tournaments.domain.chances import ChanceCount, SeatChance, chance_counts, chance_observer
 from tournaments.domain.movelog import replay
 from tournaments.domain.scoring import SCORINGS, tour_doubles
 from tournaments.domain.teams import adjacent_teammates
@@ -100,6 +103,9 @@ class CheckedGame:
     ended_by: str
     seats: tuple[CheckedSeat, ...]
     log: Any
+    #: The chances to punish read from the log as it replayed, (actor seat, target seat,
+    #: chances, punished) (``tournaments.domain.chances.chance_counts``); none without a log.
+    chances: tuple[ChanceCount, ...] = ()
 
 
 def _show(value: object, limit: int = 40) -> str:
@@ -466,10 +472,14 @@ def check_record(record: object, rules: RecordRules, *, digest: str) -> CheckedG
     _plausible(shape)
     _deal(shape, event, rows, rules)
     log = cast(dict[str, Any], record).get("log")
+    chances: tuple[ChanceCount, ...] = ()
     if log is not None and event.play is not None:
-        verdict = replay(cast(dict[str, Any], record), event.play)
+        found: list[SeatChance] = []
+        verdict = replay(cast(dict[str, Any], record), event.play, chance_observer(found))
         if not verdict.ok:
             raise RecordError("log", _log_problem(log) or str(verdict))
+        if found:
+            chances = chance_counts(found)
     hand_points = [row[5] for row in rows]
     if shape.mode == "singles":
         scores = SCORINGS[event.singles_scoring].apply(hand_points, None)
@@ -490,4 +500,5 @@ def check_record(record: object, rules: RecordRules, *, digest: str) -> CheckedG
             )
         ),
         log=log,
+        chances=chances,
     )
