@@ -66,7 +66,6 @@ MIN_SHARED = 20
 MIN_BOOSTED = 30
 #: ... and the owner at least this many (the rest of the account's games).
 MIN_OWNER = 10
-STATISTICAL = ("coseating", "pointflow", "boosting")
 
 #: The simulator's models by name: (honest play, cheaters). Besides the varied models and
 #: the first simulator's, two stress tests of boosting's null: 1 % travellers (another
