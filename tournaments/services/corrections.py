@@ -45,6 +45,7 @@ from tournaments.models import Correction, Event, EventStatus, Game, Seat, Stand
 from tournaments.selectors.leaderboard import live_ranks
 from tournaments.services.cascade import fed_field_mark
 from tournaments.services.finalise import event_refreeze
+from tournaments.services.hand_refusals import hand_refusal
 from tournaments.services.seated import seated_standings_recompute
 from tournaments.services.standings import standings_recompute
 
@@ -114,29 +115,6 @@ def _recompute(
             correction.diff["fed"] = fed
             correction.save(update_fields=["diff"])
     return correction
-
-
-def _card_says(
-    exc: CardError,
-    game: str,
-    keys: Sequence[str],
-    hands: Mapping[str, Sequence[str]],
-    table: CardTable,
-) -> str:
-    """A refused hand for people: the card and the player (``CardError`` speaks English)."""
-    facts: dict[str, object] = {"game": game, "card": exc.code}
-    if exc.seat is not None:
-        facts["player"] = keys[exc.seat]
-        if isinstance(hands[keys[exc.seat]], str) or not isinstance(exc.code, str):
-            return _("对局 %(game)s，%(player)s：手牌须为牌码（文字）的列表。") % facts
-        return _("对局 %(game)s，%(player)s：本赛事的牌表没有 %(card)s 这张牌。") % facts
-    if exc.code is None:
-        facts["cards"] = sum(len(hands[key]) for key in keys)
-        facts["deck"] = table.size
-        return _("对局 %(game)s：各手牌共 %(cards)s 张，超过整副牌的 %(deck)s 张。") % facts
-    facts["count"] = sum(list(hands[key]).count(str(exc.code)) for key in keys)
-    facts["copies"] = table.copies.get(str(exc.code), 0)
-    return _("对局 %(game)s：%(card)s 出现了 %(count)s 次，但整副牌只有 %(copies)s 张。") % facts
 
 
 def _locked_event(event_id: int) -> Event:
@@ -226,7 +204,9 @@ def game_fix(
             raise ServiceError(
                 f"bad hand: {exc}",
                 detail={"hands": str(exc), "card": str(exc.code)},
-                say=_card_says(exc, locked.record_id, keys, hands, table),
+                say=hand_refusal(
+                    exc, _("对局 %(game)s") % {"game": locked.record_id}, keys, hands, table
+                ),
             ) from None
         if locked.ended_by == Game.EndedBy.OUT and all(parsed):
             raise ServiceError(

@@ -62,6 +62,7 @@ from tournaments.models import (
     TableGameHand,
     TableSeat,
 )
+from tournaments.services.hand_refusals import hand_refusal
 from tournaments.services.seated import (
     locked_seated,
     next_round_refuse,
@@ -135,36 +136,6 @@ def _match_says(
         **facts,
         "out": out,
     }
-
-
-def _card_says(
-    exc: CardError,
-    table: SeatedTable,
-    number: int,
-    keys: Sequence[str],
-    hands: Mapping[str, Sequence[str]],
-    card_table: CardTable,
-) -> str:
-    """A refused hand for people: the card, the player and the table, as the API's message
-    (``CardError`` itself speaks English only)."""
-    facts: dict[str, object] = {"t": table.number, "g": number, "card": exc.code}
-    if exc.seat is not None:
-        facts["player"] = keys[exc.seat]
-        if isinstance(hands[keys[exc.seat]], str):
-            return _("%(t)s 号桌第 %(g)s 局，%(player)s：手牌须为牌码的列表。") % facts
-        if not isinstance(exc.code, str):
-            return _("%(t)s 号桌第 %(g)s 局，%(player)s：牌码须为文字，填的是 %(card)s。") % facts
-        return _("%(t)s 号桌第 %(g)s 局，%(player)s：本赛事的牌表没有 %(card)s 这张牌。") % facts
-    if exc.code is None:
-        facts["cards"] = sum(len(hands[key]) for key in keys)
-        facts["deck"] = card_table.size
-        return _("%(t)s 号桌第 %(g)s 局：各手牌共 %(cards)s 张，超过整副牌的 %(deck)s 张。") % facts
-    facts["count"] = sum(list(hands[key]).count(str(exc.code)) for key in keys)
-    facts["copies"] = card_table.copies.get(str(exc.code), 0)
-    return (
-        _("%(t)s 号桌第 %(g)s 局：%(card)s 出现了 %(count)s 次，但整副牌只有 %(copies)s 张。")
-        % facts
-    )
 
 
 def table_match_state(
@@ -242,7 +213,8 @@ def _checked_hands(
         parsed = [parse_hand(hands[key], card_table, seat=i) for i, key in enumerate(keys)]
         validate_deal(parsed, card_table)
     except CardError as exc:
-        say = _card_says(exc, table, number, keys, hands, card_table)
+        at = _("%(t)s 号桌第 %(g)s 局") % {"t": table.number, "g": number}
+        say = hand_refusal(exc, at, keys, hands, card_table)
         if exc.seat is None:
             raise ServiceError(
                 f"{where}: {exc.reason}",
