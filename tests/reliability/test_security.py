@@ -209,6 +209,11 @@ def test_every_post_form_refuses_a_request_without_the_csrf_token(seeded: Seeded
     new_password = {"new_password1": "a-new-pw-for-tests", "new_password2": "a-new-pw-for-tests"}
     data = {
         "web:review-decide": {"expected_version": pending.version, "reason": "ok"},
+        "web:review-bulk": {
+            "items": [f"{pending.pk}:{pending.version}"],
+            "decision": "approve",
+            "reason": "ok",
+        },
         "admin:login": password,
         "web:signin": password,
         "web:signin-verify": {"token": "123456"},
