@@ -76,9 +76,13 @@ def viewport(driver: Any, width: int, height: int, *, mobile: bool = False) -> N
 
 
 def wait_for(driver: Any, condition: Any) -> Any:
+    """``condition`` once it holds; an element gone stale (the page was replaced while the
+    condition read it) counts as not yet."""
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.support.ui import WebDriverWait
 
-    return WebDriverWait(driver, WAIT).until(condition)
+    waiting = WebDriverWait(driver, WAIT, ignored_exceptions=(StaleElementReferenceException,))
+    return waiting.until(condition)
 
 
 def css(driver: Any, selector: str) -> Any:
