@@ -38,13 +38,11 @@ from titles.selectors import review_queue
 from web import grant_evidence
 from web.access import role_required
 from web.forms import BulkDecisionForm, DecisionForm
+from web.grant_evidence import REFUSALS
 from web.selectors import cases_open
 
 QUEUE_PAGE_SIZE = 20
 CASES_SHOWN = 50
-
-#: ``ConflictError.detail["reason"]`` of ``titles.services`` decisions, said to the reviewer.
-CONFLICTS = grant_evidence.REFUSALS
 
 
 reviewer_required = role_required(REVIEWER)
@@ -99,7 +97,7 @@ def _named(qualification: Qualification) -> str:
 def _refusal(exc: ServiceError) -> str:
     """Why the service refused a decision, in words (its own message for any other)."""
     reason = exc.detail.get("reason") if isinstance(exc.detail, dict) else None
-    return str(CONFLICTS[reason]) if reason in CONFLICTS else said(exc)
+    return str(REFUSALS[reason]) if reason in REFUSALS else said(exc)
 
 
 @require_POST
