@@ -53,6 +53,7 @@ class Flag(models.Model):
         SAME_TABLE = "same_table", "one device or IP on two seats of a table"
         BOOSTING = "boosting", "boosting (代练)"
         SOFTPLAY = "softplay", "soft play: a partner spared (放水)"
+        TOGETHER = "together", "better together than apart (串谋)"
 
     class Family(models.TextChoices):
         BEHAVIOUR = "behaviour", "behaviour"

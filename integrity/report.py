@@ -234,7 +234,14 @@ def _groups(run: SeasonRun, truth: _Truth) -> dict[str, Any]:
         flagged = [
             any(_holds_two(flag.players, group) for flag in flags.values()) for group in members
         ]
+        by_model: dict[str, Any] = {}
+        if name == "pairs":
+            models = run.season.labels.pair_models
+            for model in sorted(set(models)):
+                chosen = [k for k, m in enumerate(models) if m == model]
+                by_model[model] = _recall([cased[k] for k in chosen], [shared[k] for k in chosen])
         figures[name] = {
+            "by_model": by_model,
             "shared_games": {"min": min(shared, default=0), "max": max(shared, default=0)},
             "not_cased_shared_games": sorted(
                 n for n, hit in zip(shared, cased, strict=True) if n >= MIN_SHARED and not hit
@@ -311,6 +318,7 @@ def _detectors(outcome: AuditOutcome, truth: _Truth) -> dict[str, Any]:
         ("coseating", outcome.coseating),
         ("pointflow", outcome.pointflow),
         ("boosting", outcome.boosting),
+        ("together", outcome.together),
     ]
     if outcome.softplay.family_size:
         results.append(("softplay", outcome.softplay))

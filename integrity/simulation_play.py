@@ -129,17 +129,31 @@ class Simulator(Population):
                     for t in range(start, end):
                         solo[t].append(i)
         for g, group in enumerate(self.groups):
-            cheat = self.cheating
-            sessions = cheat.farm_sessions if group.farm else cheat.pair_sessions
-            size = cheat.farm_session_games if group.farm else cheat.pair_session_games
             peak = self.peak[group.members[0]]
             for week in range(self.weeks):
-                for _ in range(rng.randint(*sessions)):
-                    games = rng.randint(*size)
-                    for start, end in self._sessions(rng, week, games, peak, (games, games)):
-                        for t in range(start, end):
-                            grouped[t].append(g)
+                for start, end in self._group_sessions(rng, week, group, peak):
+                    for t in range(start, end):
+                        grouped[t].append(g)
         return solo, grouped
+
+    def _group_sessions(
+        self, rng: random.Random, week: int, group: Group, peak: float
+    ) -> Iterator[tuple[int, int]]:
+        """A group's sessions queued together in ``week``: friends for their share of the
+        first member's games, in sessions of the usual length; cheaters as
+        :class:`Cheating` says."""
+        if not group.cheating:
+            first = self.accounts[group.members[0]]
+            weekly = self.realism.games_per_week * first.player.activity
+            games = round(group.together * weekly)
+            yield from self._sessions(rng, week, games, peak, self.realism.session_games)
+            return
+        cheat = self.cheating
+        sessions = cheat.farm_sessions if group.farm else cheat.pair_sessions
+        size = cheat.farm_session_games if group.farm else cheat.pair_session_games
+        for _ in range(rng.randint(*sessions)):
+            games = rng.randint(*size)
+            yield from self._sessions(rng, week, games, peak, (games, games))
 
     def _hire_sessions(self, rng: random.Random, hire: Hire) -> Iterator[tuple[int, int]]:
         """The hired player's sessions: each day of the hire, ``daily`` games (in proportion
@@ -208,10 +222,13 @@ class Simulator(Population):
             rng.shuffle(queue)
             tables: list[tuple[list[int], Group | None]] = []
             for group in groups:
-                free = SEATS - len(group.members)
+                members = list(group.members)
+                if len(members) > SEATS:  # a large farm: the fed account and three others
+                    members = [members[0], *rng.sample(members[1:], SEATS - 1)]
+                free = SEATS - len(members)
                 if len(queue) < free:
                     continue
-                seated = list(group.members) + queue[len(queue) - free :]
+                seated = members + queue[len(queue) - free :]
                 del queue[len(queue) - free :]
                 tables.append((seated, group))
             for k in range(len(queue) // SEATS):
@@ -288,11 +305,16 @@ class Simulator(Population):
         """Hands dealt from the deck, the winner by skill (or the group's assist), the
         feeding; with whether it ended out."""
         out = rng.random() >= TIME_SHARE
+        cheats = group if group is not None and group.cheating else None
         if out:
-            if group is not None and rng.random() < group.assist:
-                winner = seated.index(group.members[0])
+            weights = [math.exp(s) for s in skills]
+            if cheats is not None and cheats.model == "last":  # the feeders never win
+                feeders = cheats.members[1:]
+                weights = [0.0 if i in feeders else w for i, w in zip(seated, weights, strict=True)]
+            if cheats is not None and rng.random() < cheats.assist:
+                winner = seated.index(cheats.members[0])
             else:
-                winner = rng.choices(range(SEATS), [math.exp(s) for s in skills])[0]
+                winner = rng.choices(range(SEATS), weights)[0]
             sizes = [
                 0 if k == winner else min(12, max(1, round(rng.gauss(6.5 - 1.5 * s, 3))))
                 for k, s in enumerate(skills)
@@ -304,8 +326,8 @@ class Simulator(Population):
         for size in sizes:
             hands.append(cards[at : at + size])
             at += size
-        if group is not None:
-            self._feed(rng, group, seated, hands, cards)
+        if cheats is not None and cheats.model != "assist":
+            self._feed(rng, cheats, seated, hands, cards)
         return hands, out
 
     def _feed(
@@ -316,10 +338,21 @@ class Simulator(Population):
         hands: list[list[str]],
         dealt: list[str],
     ) -> None:
-        """When the fed account leads (lowest hand), feeders keep extra high cards."""
+        """The feeders' play, by the group's model (:data:`PAIR_MODELS`; farms feed as
+        ``legacy``): when the fed account leads (lowest hand), feeders keep extra high
+        cards (``legacy``, ``dump``); feeders finish last, with more points than anyone
+        (``last``); when the fed account does not lead, a feeder takes half its hand
+        (``quiet``)."""
         points = [sum(POINTS[c] for c in hand) for hand in hands]
         fed = seated.index(group.members[0])
-        if points[fed] != min(points):
+        feeders = [k for k, i in enumerate(seated) if i in group.members[1:]]
+        if group.model == "quiet":
+            if points[fed] != min(points) and len(hands[fed]) > 1:
+                for k in feeders:
+                    if rng.random() < group.feed:
+                        half = len(hands[fed]) // 2
+                        hands[k].extend(hands[fed][:half])
+                        del hands[fed][:half]
             return
         left: dict[str, int] = {}
         for code in HIGH_CARDS:
@@ -328,8 +361,19 @@ class Simulator(Population):
             if code in left:
                 left[code] -= 1
         spare = [code for code, n in left.items() for _ in range(n)]
-        for k, i in enumerate(seated):
-            if i in group.members[1:] and rng.random() < group.feed and spare:
+        if group.model == "last":
+            rng.shuffle(spare)
+            for k in feeders:
+                top = max(p for j, p in enumerate(points) if j not in feeders)
+                while points[k] <= top and spare:
+                    code = spare.pop()
+                    hands[k].append(code)
+                    points[k] += POINTS[code]
+            return
+        if points[fed] != min(points):
+            return
+        for k in feeders:
+            if rng.random() < group.feed and spare:
                 extra = rng.sample(spare, min(len(spare), rng.randint(*group.extra)))
                 for code in extra:
                     spare.remove(code)
@@ -338,6 +382,6 @@ class Simulator(Population):
 
 def _bots(seated: Sequence[int], group: Group | None) -> list[Bot]:
     """The bots of a logged game: the members of a group at the table spare each other."""
-    members = () if group is None else group.members
+    members = () if group is None or not group.cheating else group.members
     partners = frozenset(k for k, i in enumerate(seated) if i in members)
     return [Bot(soft_on=partners - {k}) if k in partners else Bot() for k in range(len(seated))]

@@ -45,6 +45,12 @@ class Realism:
     traveller_share: float = 0.0
     traveller_days: tuple[float, float] = (1.0, 3.0)
     traveller_borrowed: float = 0.5
+    #: Honest friends: this share of the accounts (outside households) form groups of 2-3
+    #: that queue together for ``friend_together`` of their games (a share drawn per group);
+    #: ``friend_household`` of the groups also live on one address (households of friends).
+    friend_share: float = 0.0
+    friend_together: tuple[float, float] = (0.05, 0.2)
+    friend_household: float = 0.3
 
 
 @dataclass(frozen=True)
@@ -72,6 +78,9 @@ class Cheating:
     hire_days: tuple[float, float] = (2.0, 7.0)
     hire_daily: tuple[float, float] = (8.0, 20.0)
     hire_owner_games: tuple[float, float] = (30.0, 80.0)
+    #: The colluding pair models drawn from, one per pair (uniformly; see
+    #: :data:`PAIR_MODELS`).
+    pair_models: tuple[str, ...] = ("legacy",)
 
 
 #: The booster models. ``takeover``: between 35 % and 65 % of the window someone else takes
@@ -85,9 +94,30 @@ class Cheating:
 #: leaves the owner at least half a day).
 BOOSTER_MODELS: Final = ("takeover", "hire", "hire_revert")
 
+#: The colluding pair models: how the feeder helps the beneficiary at their shared tables.
+#: ``legacy`` (the first simulator's): lets the partner go out in ``pair_assist`` of the
+#: games and, when the partner leads, keeps 2-5 extra high cards with probability
+#: ``pair_feed``. ``dump``: only the extra high cards when the partner leads. ``last``: the
+#: feeder never wins and always finishes last with the heaviest hand. ``assist``: only
+#: lets the partner go out (40 % of the games), holding nothing back. ``quiet``: rarely
+#: winning together (the partner goes out in 5 % of the games besides his own wins); when
+#: the partner does not win, the feeder takes half of his hand (he passes colours and
+#: draws for him) with probability 0.8, so the partner ends with fewer points.
+PAIR_MODELS: Final = ("legacy", "dump", "last", "assist", "quiet")
+
+#: Per pair model: (assist, feed) — the share of games the feeder makes the partner go
+#: out, and the probability of the model's feeding in a game (``legacy`` reads the
+#: :class:`Cheating` knobs).
+PAIR_PLAY: Final = {
+    "dump": (0.0, 0.9),
+    "last": (0.0, 1.0),
+    "assist": (0.4, 0.0),
+    "quiet": (0.05, 0.8),
+}
+
 #: The honest stress models an account may be labelled with (besides the real-world sharing
 #: ``household``, ``mobile``, ``tablet``, ``new_phone``).
-HONEST_MODELS: Final = ("heavy", "improver", "traveller")
+HONEST_MODELS: Final = ("heavy", "improver", "traveller", "friends")
 
 
 @dataclass(frozen=True)
@@ -106,10 +136,16 @@ class Hire:
     daily: float
 
 
-#: The population issue 28 measures boosting on: 2 % heavy players, 1 % steady improvers
-#: who change phone, and boosters hired for 2-7 days with or without a revert.
-VARIED_REALISM: Final = Realism(heavy_share=0.02, improver_share=0.01)
-VARIED_CHEATING: Final = Cheating(booster_models=("hire", "hire_revert"))
+#: The population issue 28 is measured on: 2 % heavy players, 1 % steady improvers who
+#: change phone, 3 % honest friends who queue together (a third of the groups on one
+#: address), farms of 2-5 accounts, colluding pairs of the four models, and boosters hired
+#: for 2-7 days with or without a revert.
+VARIED_REALISM: Final = Realism(heavy_share=0.02, improver_share=0.01, friend_share=0.03)
+VARIED_CHEATING: Final = Cheating(
+    booster_models=("hire", "hire_revert"),
+    pair_models=("dump", "last", "assist", "quiet"),
+    farm_size=(2, 5),
+)
 
 
 @dataclass
@@ -164,16 +200,23 @@ class Labels:
     boosters: list[str] = field(default_factory=list)
     boosts: list[Boost] = field(default_factory=list)
     honest: dict[str, list[str]] = field(default_factory=dict)
+    #: The model of each pair, in the order of ``pairs``.
+    pair_models: list[str] = field(default_factory=list)
+    #: The honest friend groups that queue together.
+    friends: list[list[str]] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return {"farms": self.farms, "pairs": self.pairs, "boosters": self.boosters}
 
     def details(self) -> dict[str, Any]:
-        """The labels with the boosters' models and changes and the honest models."""
+        """The labels with the boosters' and pairs' models, the boosters' changes, the
+        honest models and the friend groups."""
         return {
             **self.as_dict(),
             "boosts": [boost.as_dict() for boost in self.boosts],
+            "pair_models": self.pair_models,
             "honest": self.honest,
+            "friends": self.friends,
         }
 
     def honest_models(self, player: str) -> tuple[str, ...]:
@@ -184,13 +227,25 @@ class Labels:
 
 @dataclass
 class Group:
-    """Accounts queueing together: ``members[0]`` is fed by the others."""
+    """Accounts queueing together. ``kind``: ``farm``, ``pair`` (``members[0]`` is fed by
+    the others, as ``model`` says) or ``friends`` (honest: nobody is fed)."""
 
     members: tuple[int, ...]
     assist: float
     feed: float
     extra: tuple[int, int]
-    farm: bool
+    kind: str
+    model: str = "legacy"
+    #: Friends: the share of their games they queue together.
+    together: float = 0.0
+
+    @property
+    def farm(self) -> bool:
+        return self.kind == "farm"
+
+    @property
+    def cheating(self) -> bool:
+        return self.kind != "friends"
 
 
 def _ip(rng: random.Random) -> str:
@@ -258,6 +313,9 @@ class Population:
             self._stress(random.Random(f"integrity-stress:{seed}"))  # noqa: S311
         self.labels = Labels()
         self.groups: list[Group] = []
+        self.friends: set[int] = set()
+        if realism.friend_share:
+            self._friends(random.Random(f"integrity-friends:{seed}"))  # noqa: S311
         self.solo_factor = [1.0] * players
         self.boosted_factor: dict[int, float] = {}
         self._inject(random.Random(f"integrity-cheaters:{seed}"), cheaters)  # noqa: S311
@@ -309,6 +367,35 @@ class Population:
             self.accounts[i].away = away
         self.stressed = set(order[: heavy + improvers + travellers])
 
+    def _friends(self, rng: random.Random) -> None:
+        """Honest friend groups of 2-3 that queue together (see :class:`Realism`), outside
+        households and the stress models; some of them on one home address."""
+        realism = self.realism
+        order = [
+            i
+            for i in range(len(self.accounts))
+            if i not in self.household and i not in self.stressed
+        ]
+        rng.shuffle(order)
+        budget = round(realism.friend_share * len(self.accounts))
+        at = 0
+        while budget - at >= 2:
+            size = min(rng.choice((2, 2, 3)), budget - at)
+            members = tuple(order[at : at + size])
+            at += size
+            together = rng.uniform(*realism.friend_together)
+            if rng.random() < realism.friend_household:
+                head = self.accounts[members[0]]
+                for m in members:
+                    self.accounts[m].home_ip = head.home_ip
+                    self.accounts[m].mobile_only = False
+            peak = self.peak[members[0]]
+            for m in members[1:]:
+                self.peak[m] = min(23.5, max(10.5, peak + rng.gauss(0, 0.5)))
+            self.groups.append(Group(members, 0.0, 0.0, (0, 0), "friends", together=together))
+            self.labels.friends.append([self.accounts[m].player.id for m in members])
+            self.friends.update(members)
+
     def _label_honest(self) -> None:
         """The honest accounts by model (cheaters left out)."""
         cheating = {
@@ -324,6 +411,7 @@ class Population:
             "mobile": [],
             "tablet": [],
             "new_phone": [],
+            "friends": [],
         }
         for i, account in enumerate(self.accounts):
             player = account.player.id
@@ -343,6 +431,8 @@ class Population:
                 models["tablet"].append(player)
             if account.new_phone is not None and not account.gain:
                 models["new_phone"].append(player)
+            if i in self.friends:
+                models["friends"].append(player)
         self.labels.honest = models
 
     def _inject(self, rng: random.Random, cheaters: float) -> None:
@@ -352,7 +442,7 @@ class Population:
         pool = [
             i
             for i in range(len(self.accounts))
-            if i not in self.household and i not in self.stressed
+            if i not in self.household and i not in self.stressed and i not in self.friends
         ]
         rng.shuffle(pool)
         chosen = pool[:total]
@@ -365,19 +455,21 @@ class Population:
             at += size
             self._farm(rng, members)
         end = at + pair_budget
+        models = self.cheating.pair_models
+        for model in models:
+            if model not in PAIR_MODELS:
+                raise ValueError(f"unknown pair model {model!r}; known: {PAIR_MODELS}")
         while end - at >= 2:
             members = tuple(chosen[at : at + 2])
             at += 2
-            self.groups.append(
-                Group(
-                    members,
-                    self.cheating.pair_assist,
-                    self.cheating.pair_feed,
-                    self.cheating.pair_extra,
-                    False,
-                )
+            model = models[0] if len(models) == 1 else rng.choice(models)
+            assist, feed = PAIR_PLAY.get(
+                model, (self.cheating.pair_assist, self.cheating.pair_feed)
             )
+            extra = self.cheating.pair_extra
+            self.groups.append(Group(members, assist, feed, extra, "pair", model))
             self.labels.pairs.append([self.accounts[m].player.id for m in members])
+            self.labels.pair_models.append(model)
         for m in chosen[at:]:
             self._booster(rng, m)
 
@@ -398,7 +490,7 @@ class Population:
                 self.cheating.farm_assist,
                 self.cheating.farm_feed,
                 self.cheating.farm_extra,
-                True,
+                "farm",
             )
         )
         self.labels.farms.append([self.accounts[m].player.id for m in members])

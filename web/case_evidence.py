@@ -47,6 +47,7 @@ DETECTOR_LABELS = {
     "same_table": gettext_lazy("同局两座同源"),
     "boosting": gettext_lazy("代练迹象"),
     "softplay": gettext_lazy("放水"),
+    "together": gettext_lazy("同桌时成绩异常"),
 }
 
 #: The detector families of ``Case.families`` (the queue's filter).
@@ -56,6 +57,7 @@ FAMILY_LABELS = {
     "coseating": gettext_lazy("同桌"),
     "sessions": gettext_lazy("设备与地址"),
     "boosting": gettext_lazy("代练"),
+    "together": gettext_lazy("同桌异常"),
 }
 
 CASE_STATUS_LABELS = {
@@ -314,6 +316,35 @@ def _softplay(flag: Flag, name: Names) -> tuple[str, list[str]]:
     return headline, [_("惩罚机会：下家只剩两张牌以内时，手里有可出的 +2、跳过、反转或 +4。")]
 
 
+def _together(flag: Flag, name: Names) -> tuple[str, list[str]]:
+    e = flag.evidence
+    partner = next(key for key in flag.player_keys if key != e["player"])
+    better = e["direction"] == "better"
+    headline = (
+        _("%(player)s与%(partner)s同桌时，剩余牌分明显低于其他对局")
+        if better
+        else _("%(player)s与%(partner)s同桌时，剩余牌分明显高于其他对局")
+    ) % {"player": name(e["player"]), "partner": name(partner)}
+    details = [
+        _(
+            "%(player)s：同桌 %(together)s 局，剩余牌分比陌生对手平均 %(mean_together)s；"
+            "其他 %(apart)s 局平均 %(mean_apart)s。"
+        )
+        % {
+            "player": name(side["player"]),
+            "together": side["together"],
+            "apart": side["apart"],
+            "mean_together": decimal(side["mean_together"], signed=True),
+            "mean_apart": decimal(side["mean_apart"], signed=True),
+        }
+        for side in e["sides"]
+    ]
+    details.append(
+        _("剩余牌分与同桌一位陌生对手（搭档和常一起排队的人不计）相比；负数表示比他少。")
+    )
+    return headline, details
+
+
 def _generic(flag: Flag, name: Names) -> tuple[str, list[str]]:
     headline = _("%(players)s：统计量 %(statistic)s") % {
         "players": "、".join(name(key) for key in flag.player_keys),
@@ -330,6 +361,7 @@ PRESENTERS: dict[str, Callable[[Flag, Names], tuple[str, list[str]]]] = {
     "same_table": _same_table,
     "boosting": _boosting,
     "softplay": _softplay,
+    "together": _together,
 }
 
 

@@ -52,6 +52,7 @@ from integrity.domain.sessions import (
     detect_sessions,
 )
 from integrity.domain.softplay import Chance, SoftPlayFlag, SoftPlayResult, detect_softplay
+from integrity.domain.together import TogetherFlag, TogetherResult, detect_together
 
 __all__ = [
     "AuditOutcome",
@@ -67,13 +68,16 @@ __all__ = [
     "outcome",
     "seat_residuals",
     "skill_expectation",
+    "together_of",
 ]
 
 #: A seat row: game id, hour bucket of the game's end, player, hand points, game score,
 #: ip, device.
 SeatRow = tuple[str, int, str, int, int, str | None, str | None]
 
-DetectorFlag = PairFlag | FlowFlag | SessionCluster | SameTableLink | BoostFlag | SoftPlayFlag
+DetectorFlag = (
+    PairFlag | FlowFlag | SessionCluster | SameTableLink | BoostFlag | SoftPlayFlag | TogetherFlag
+)
 
 #: No soft-play result: an in-memory audit given no chances (a window without move logs).
 NO_SOFTPLAY = SoftPlayResult(flags=(), family_size=0)
@@ -104,6 +108,7 @@ class AuditOutcome:
     boosting: BoostingResult
     flags: dict[str, DetectorFlag]
     softplay: SoftPlayResult
+    together: TogetherResult
     triage: Triage
     tables: int
     seats: int
@@ -119,6 +124,7 @@ class Found:
     pointflow: PointflowResult
     sessions: SessionsResult
     boosting: BoostingResult
+    together: TogetherResult
     softplay: SoftPlayResult = NO_SOFTPLAY
 
 
@@ -240,6 +246,22 @@ def boosting_of(
     )
 
 
+def together_of(
+    tables: Iterable[TableObs], coseating: CoseatingResult, params: AuditParams
+) -> TogetherResult:
+    """ "Better together than apart" over the pairs co-seating discovered with
+    ``>= min_shared_wins`` tables together (``tables``: at least every game of their
+    players), each player tested with as many games apart."""
+    pairs = [f.players for f in coseating.flags if f.shared >= params.min_shared_wins]
+    return detect_together(
+        tables,
+        pairs,
+        q=params.q,
+        min_shared=params.min_shared_wins,
+        min_apart=params.min_shared_wins,
+    )
+
+
 def flag_ref(flag: DetectorFlag) -> str:
     """The stable reference of a detector's flag (see the module docstring)."""
     if isinstance(flag, PairFlag):
@@ -253,6 +275,8 @@ def flag_ref(flag: DetectorFlag) -> str:
         return f"same_table:{flag.game_id}:{a}|{b}:{flag.kind}:{flag.identifier}"
     if isinstance(flag, SoftPlayFlag):
         return f"softplay:{flag.actor}>{flag.target}"
+    if isinstance(flag, TogetherFlag):
+        return f"together:{flag.players[0]}|{flag.players[1]}"
     return f"boosting:{flag.player}"
 
 
@@ -289,11 +313,14 @@ def audit(
     )
     seconds["coseating"] = time.perf_counter() - started
     started = time.perf_counter()
+    together = together_of(tables, coseating, params)
+    seconds["together"] = time.perf_counter() - started
+    started = time.perf_counter()
     shared = detect_sessions(sessions, max_degree=params.max_degree)
     seconds["sessions"] = time.perf_counter() - started
 
     return outcome(
-        Found(coseating, pointflow, shared, boosting, softplay),
+        Found(coseating, pointflow, shared, boosting, together, softplay),
         tables=len(tables),
         seats=len(sessions),
         players=len({obs.player for obs in sessions}),
@@ -313,6 +340,7 @@ def outcome(
         *found.sessions.links,
         *found.boosting.flags,
         *found.softplay.flags,
+        *found.together.flags,
     ]
     flags = {flag_ref(flag): flag for flag in every}
     started = time.perf_counter()
@@ -326,6 +354,7 @@ def outcome(
         boosting=found.boosting,
         flags=flags,
         softplay=found.softplay,
+        together=found.together,
         triage=triage,
         tables=tables,
         seats=seats,

@@ -9,7 +9,8 @@ flag reference:
 * behaviour: ``coseating`` (who sits together), ``pointflow`` (hands held in a partner's
   wins, tested conditionally on the tables, so independent of how often they met),
   ``softplay`` (a partner spared the punishments dealt to everyone else, from move logs),
-  ``boosting`` (one account's performance over time);
+  ``boosting`` (one account's performance over time), ``together`` (a player's hands
+  with the partner at the table against their other games);
 * links: ``sessions`` (devices and addresses).
 
 **Rule: evidence that someone benefited, not a count of families.** Players are related
@@ -21,6 +22,9 @@ event (two seats of one game on one *device*), or a strong ``boosting`` flag (st
 together, and a shared address (a household, even at one table) only that they live
 together: friends without any benefit are not a case. Their flags, and every other flag
 outside a case, stay in the review queue as leads, ranked by strength (then by reference).
+A ``together`` flag adds to a case's score and ranks the leads but opens no case: on the
+simulated weeks its realised false discovery proportion was above its level
+(docs/integrity.md), so it is not evidence enough on its own.
 
 **Score / threshold.** The case score is the sum of its flags' strengths (each capped at
 :data:`MAX_STRENGTH`) plus :data:`NEAR_CONCLUSIVE_SCORE` per near-conclusive event; cases are
@@ -51,7 +55,7 @@ __all__ = [
 
 VERSION: Final = "cases-2"
 
-FAMILIES: Final = ("boosting", "coseating", "pointflow", "sessions", "softplay")
+FAMILIES: Final = ("boosting", "coseating", "pointflow", "sessions", "softplay", "together")
 
 #: The behaviour families whose flag is itself evidence that someone benefited.
 BENEFIT_FAMILIES: Final = frozenset({"pointflow", "softplay"})

@@ -38,6 +38,10 @@ is a finite number and still ranks correctly against 1e-300:
   Hoeffding's (1963, §6) bound for sampling without replacement, ``exp(-2 n t**2 /
   (N-1)**2)`` with ``t`` the mean rank's excess over ``(N+1)/2`` — never below the exact
   tail, so again conservative.
+* :func:`log_rank_sum_tail` — the same test from the two samples: exact while the count
+  fits ``max_cells``, else the normal approximation with the ties' variance correction and
+  a continuity correction (large samples, where the exact count is too long and
+  Hoeffding's bound too weak to be useful).
 """
 
 from __future__ import annotations
@@ -56,6 +60,7 @@ __all__ = [
     "log_poisson_binomial_sf",
     "log_poisson_sf",
     "log_rank_sum_sf",
+    "log_rank_sum_tail",
     "normal_sf",
     "rank_sum",
 ]
@@ -293,3 +298,35 @@ def bh_qvalues(p_values: Sequence[float], *, m: int | None = None) -> list[float
         raise ValueError("every p-value must lie in [0, 1]")
     logs = [math.log(p) if p > 0 else _NEG_INF for p in p_values]
     return [math.exp(lq) for lq in bh_log_qvalues(logs, m=m)]
+
+
+def log_rank_sum_tail(
+    first: Sequence[float], second: Sequence[float], *, max_cells: int = DEFAULT_MAX_CELLS
+) -> float:
+    """Return ``log P(W >= w)`` for the rank sum ``w`` of ``first`` in the pooled sample
+    (ties broken against ``first``): exact while ``min(n, N-n) * deficit`` fits
+    ``max_cells``, else the normal approximation (mid-rank variance, continuity
+    corrected). Either sample empty: 0 (p = 1)."""
+    n, total = len(first), len(first) + len(second)
+    if not first or not second:
+        return 0.0
+    pooled = sorted([(value, 0) for value in first] + [(value, 1) for value in second])
+    observed = sum(rank for rank, (_, sample) in enumerate(pooled, start=1) if sample == 0)
+    deficit = n * (2 * total - n + 1) // 2 - observed
+    if min(n, total - n) * deficit <= max_cells:
+        return log_rank_sum_sf(observed, n, total, max_cells=max_cells)
+    ties = 0
+    start = 0
+    while start < total:
+        end = start
+        while end + 1 < total and pooled[end + 1][0] == pooled[start][0]:
+            end += 1
+        t = end - start + 1
+        ties += t**3 - t
+        start = end + 1
+    m = total - n
+    variance = n * m / 12 * ((total + 1) - ties / (total * (total - 1)))
+    if variance <= 0:
+        return 0.0
+    z = (observed - n * (total + 1) / 2 - 0.5) / math.sqrt(variance)
+    return log_normal_sf(z)

@@ -72,6 +72,7 @@ from integrity.domain.audit import (
     observations,
     outcome,
     seat_residuals,
+    together_of,
 )
 from integrity.domain.coseating import CoseatingResult
 from integrity.domain.pointflow import detect_pointflow
@@ -171,6 +172,7 @@ def _stats(found: AuditOutcome, seconds: dict[str, float]) -> dict[str, Any]:
         "pointflow_family": found.pointflow.family_size,
         "boosting_family": found.boosting.family_size,
         "softplay_family": found.softplay.family_size,
+        "together_family": found.together.family_size,
         "flags": {
             "coseating": len(found.coseating.flags),
             "pointflow": len(found.pointflow.flags),
@@ -178,6 +180,7 @@ def _stats(found: AuditOutcome, seconds: dict[str, float]) -> dict[str, Any]:
             "same_table": len(found.sessions.links),
             "boosting": len(found.boosting.flags),
             "softplay": len(found.softplay.flags),
+            "together": len(found.together.flags),
         },
         "cases_proposed": len(found.triage.cases),
         "review": len(found.triage.review),
@@ -308,9 +311,12 @@ def _audit_in_sql(
             tables, _ = observations(rows)
         pointflow = detect_pointflow(tables, q=params.q, min_shared_wins=params.min_shared_wins)
         seconds["pointflow"] = time.perf_counter() - started
+        started = time.perf_counter()
+        together = together_of(tables, counted.coseating, params)
+        seconds["together"] = time.perf_counter() - started
         job_progress(6, AUDIT_STEPS, "pointflow")
 
-        found = Found(counted.coseating, pointflow, counted.sessions, boosting, softplay)
+        found = Found(counted.coseating, pointflow, counted.sessions, boosting, together, softplay)
         return outcome(
             found,
             tables=counted.tables,

@@ -29,6 +29,7 @@ from integrity.domain.coseating import PairFlag
 from integrity.domain.pointflow import FlowFlag
 from integrity.domain.sessions import SameTableLink, SessionCluster
 from integrity.domain.softplay import SoftPlayFlag
+from integrity.domain.together import TogetherFlag
 from integrity.models import AuditRun, Case, CaseEvent, CasePlayer, Flag
 
 _KEY_LENGTH = Case._meta.get_field("key").max_length or 200
@@ -49,6 +50,7 @@ def versions(outcome: AuditOutcome) -> dict[str, str]:
         "sessions": outcome.sessions.version,
         "boosting": outcome.boosting.version,
         "softplay": outcome.softplay.version,
+        "together": outcome.together.version,
         "cases": outcome.triage.version,
     }
 
@@ -161,6 +163,32 @@ def _softplay_row(flag: SoftPlayFlag) -> dict[str, Any]:
     }
 
 
+def _together_row(flag: TogetherFlag) -> dict[str, Any]:
+    return {
+        "detector": Flag.Detector.TOGETHER,
+        "family": Flag.Family.BEHAVIOUR,
+        "player_keys": list(flag.players),
+        "statistic": None,
+        "p_value": flag.p,
+        "q_value": flag.q,
+        "evidence": {
+            "player": flag.player,
+            "direction": flag.direction,
+            "tests": flag.tests,
+            "sides": [
+                {
+                    "player": side.player,
+                    "together": side.together,
+                    "apart": side.apart,
+                    "mean_together": side.mean_together,
+                    "mean_apart": side.mean_apart,
+                }
+                for side in flag.sides
+            ],
+        },
+    }
+
+
 #: The fields of a detector flag's row, by the flag's type.
 _ROWS: dict[type, Callable[[Any], dict[str, Any]]] = {
     PairFlag: _coseating_row,
@@ -168,6 +196,7 @@ _ROWS: dict[type, Callable[[Any], dict[str, Any]]] = {
     SessionCluster: _sessions_row,
     BoostFlag: _boosting_row,
     SoftPlayFlag: _softplay_row,
+    TogetherFlag: _together_row,
 }
 
 

@@ -13,6 +13,7 @@ def test_a_small_report() -> None:
 
     injected, honest = figures["injected"], figures["honest"]
     assert injected["farms"] == {
+        "by_model": {},
         "shared_games": {"min": 24, "max": 39},
         "not_cased_shared_games": [],
         "cased": {"injected": 2, "eligible": 2, "found": 2, "recall": 1.0},
@@ -27,6 +28,9 @@ def test_a_small_report() -> None:
         "recall": 1.0,
     }
     assert injected["pairs"]["flagged"]["found"] == 1
+    assert injected["pairs"]["by_model"] == {
+        "legacy": {"injected": 2, "eligible": 1, "found": 1, "recall": 1.0}
+    }
     assert injected["pairs"]["not_cased_shared_games"] == []
     # Cases need evidence of benefit (cases-2): the households' address links that opened
     # false cases under the family count are leads in the review queue now.
@@ -46,12 +50,14 @@ def test_a_small_report() -> None:
         "coseating": 0,
         "pointflow": 0,
         "boosting": 0,
+        "together": 0,
     }
     # The honest twin: no statistical flag at all; household links still open link cases.
     assert {name: d["flags"] for name, d in honest["detectors"].items() if "flags" in d} == {
         "coseating": 0,
         "pointflow": 0,
         "boosting": 0,
+        "together": 0,
     }
     assert (honest["cases"]["total"], honest["cases"]["review_queue"]) == (0, 19)
     assert figures["params"] == {

@@ -19,23 +19,32 @@ def test_boosters_per_model_and_the_honest_twin() -> None:
 
     boosters = injected["boosters"]
     assert set(boosters) == {"all", "hire", "hire_revert"}
-    # Six boosters, all with >= 30 games of the hired player; three with >= 10 of the owner
-    # (all hire_revert), of which boosting flags two, and a strong boosting flag opens a case.
+    # Six boosters, four with >= 30 games of the hired player, two with also >= 10 of the
+    # owner; boosting flags four, and a strong boosting flag opens a case on its own.
     assert boosters["all"] == {
-        "all": {"injected": 6, "flagged": 2, "cased": 2, "recall_cased": 2 / 6},
-        "after_30": {"injected": 6, "flagged": 2, "cased": 2, "recall_cased": 2 / 6},
-        "after_30_owner_10": {"injected": 3, "flagged": 2, "cased": 2, "recall_cased": 2 / 3},
+        "all": {"injected": 6, "flagged": 4, "cased": 4, "recall_cased": 4 / 6},
+        "after_30": {"injected": 4, "flagged": 2, "cased": 2, "recall_cased": 2 / 4},
+        "after_30_owner_10": {"injected": 2, "flagged": 2, "cased": 2, "recall_cased": 1.0},
     }
-    assert boosters["hire"]["after_30"]["injected"] == 2
-    assert boosters["hire_revert"]["after_30_owner_10"]["cased"] == 2
+    assert boosters["hire"]["after_30"]["injected"] == 3
+    assert boosters["hire_revert"]["after_30_owner_10"]["cased"] == 1
+    # One false boosting flag (an honest account on a phone and a tablet): its case ranks
+    # below every true case.
     assert injected["detectors"]["boosting"] == {
-        "flags": 2,
-        "false": 0,
-        "fdp": 0.0,
-        "family_size": 189,
-        "false_models": [],
+        "flags": 5,
+        "false": 1,
+        "fdp": 0.2,
+        "family_size": 178,
+        "false_models": ["mobile+tablet"],
     }
-    assert (injected["cases"]["false"], injected["cases"]["false_below_true"]) == (0, True)
+    assert (injected["cases"]["false"], injected["cases"]["false_below_true"]) == (1, True)
+    # Pairs are counted per model.
+    assert {m: r["injected"] for m, r in injected["pairs"]["by_model"].items()} == {
+        "assist": 1,
+        "dump": 1,
+        "last": 1,
+        "quiet": 2,
+    }
 
     # The honest twin (heavy players and improvers included): no boosting flag, no case.
     assert honest["detectors"]["boosting"]["flags"] == 0

@@ -19,6 +19,8 @@ from integrity.simulation_population import (
 )
 
 START = datetime(2021, 1, 4, 10, tzinfo=TOUR_TZ)
+#: The friend groups of the varied week below, those that sat together, and their tables.
+GROUPS_TOGETHER = (13, 11, 72)
 END = datetime(2021, 1, 10, 23, 59, 59, tzinfo=TOUR_TZ)
 
 
@@ -43,12 +45,17 @@ def test_the_varied_models_appear_with_their_labels() -> None:
         cheating=VARIED_CHEATING,
     )
     labels = season.labels
-    seats = _seats(list(season.records))
+    season_records = list(season.records)
+    seats = _seats(season_records)
 
-    # 40 cheaters: 18 in farms, 14 in pairs, the rest boosters, each labelled with its model,
-    # the moment the hired player starts and, for a revert, the moment the owner is back.
+    # 40 cheaters: 17 in farms of 2-5 accounts (18 budgeted; one left over), 7 pairs, the
+    # rest boosters, each labelled with its model, the moment the hired player starts and,
+    # for a revert, the moment the owner is back.
     assert [b.player for b in labels.boosts] == labels.boosters
-    assert len(labels.boosters) == 40 - 18 - 14
+    assert sorted(len(farm) for farm in labels.farms) == [3, 4, 5, 5]
+    assert len(labels.pairs) == len(labels.pair_models) == 7
+    assert set(labels.pair_models) == {"dump", "last", "quiet"}  # drawn uniformly from four
+    assert len(labels.boosters) == 40 - 17 - 14
     assert {b.model for b in labels.boosts} == {"hire", "hire_revert"}
     for boost in labels.boosts:
         assert START + timedelta(days=1) <= boost.change_at <= END - timedelta(days=1)
@@ -99,6 +106,18 @@ def test_the_varied_models_appear_with_their_labels() -> None:
     assert changed >= 3
     assert labels.honest_models(honest["heavy"][0])[0] == "heavy"
     assert labels.details()["boosts"] == [b.as_dict() for b in labels.boosts]
+    assert labels.details()["pair_models"] == labels.pair_models
+
+    # Honest friends: 3 % of the accounts in groups of 2-3, none a cheater, queueing
+    # together for 5-20 % of their games (a group of light players may not get to it).
+    friends = {p for group in labels.friends for p in group}
+    assert len(friends) == 30
+    assert set(honest["friends"]) == friends
+    assert not friends & cheaters
+    assert {len(group) for group in labels.friends} <= {2, 3}
+    tables = [{seat["player"]["id"] for seat in r["seats"]} for r in season_records]
+    together = [sum(set(group) <= table for table in tables) for group in labels.friends]
+    assert (len(together), sum(n > 0 for n in together), sum(together)) == GROUPS_TOGETHER
     assert set(labels.as_dict()) == {"farms", "pairs", "boosters"}
 
 

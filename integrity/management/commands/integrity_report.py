@@ -145,6 +145,11 @@ class Command(BaseCommand):
                     f"{flagged['found']}/{flagged['eligible']} = {_ratio(flagged['recall'])}; "
                     f"not cased (shared games): {g['not_cased_shared_games']}"
                 )
+                for model, r in g["by_model"].items():
+                    out(
+                        f"    {model}: cased {r['found']}/{r['eligible']} = "
+                        f"{_ratio(r['recall'])} (injected {r['injected']})"
+                    )
             self._boosters(f["boosters"])
             c = f["cases"]
             out(
@@ -154,7 +159,7 @@ class Command(BaseCommand):
                 f"true {c['lowest_true_score']}, highest false {c['highest_false_score']}; "
                 f"review queue {c['review_queue']} flags"
             )
-            for detector in ("coseating", "pointflow", "boosting", "softplay"):
+            for detector in ("coseating", "pointflow", "boosting", "together", "softplay"):
                 if detector not in f["detectors"]:
                     continue
                 d = f["detectors"][detector]

@@ -110,4 +110,11 @@ def test_one_audit_over_a_farm() -> None:
     assert case.players == farm
     assert case.families == ("coseating", "sessions")
     assert (outcome.tables, outcome.seats) == (len(tables), len(sessions))
-    assert set(outcome.seconds) == {"coseating", "pointflow", "sessions", "boosting", "cases"}
+    assert set(outcome.seconds) == {
+        "coseating",
+        "pointflow",
+        "sessions",
+        "boosting",
+        "together",
+        "cases",
+    }
