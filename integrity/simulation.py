@@ -39,6 +39,9 @@ the rest on ``time``. Records are game record v1 (SPEC §9) and pass ingest vali
 * *Travellers* (``traveller_share``, 0 in the varied population; a stress knob): 1–3 days
   away from home on another network, half of them on a borrowed device — another person's
   sessions, played by the owner.
+* *Friends who queue together* (``friend_share``, 3 % in the varied population): groups of
+  2–3 (outside households) queueing together for 5–20 % of their games, a third of the
+  groups on one home address (households of friends); nobody is fed.
 
 **Cheaters** (``cheaters`` × accounts; none in households):
 
@@ -53,7 +56,11 @@ the rest on ``time``. Records are game record v1 (SPEC §9) and pass ingest vali
   their solo schedules and add 2–4 sessions a week of 5–10 games queued together; the
   feeder keeps 2–5 extra high cards (``pair_extra``) when the partner leads (probability
   ``pair_feed``: 让分, giving points away, is the point of the collusion) and plays to let
-  the partner go out in ``pair_assist`` of their games together.
+  the partner go out in ``pair_assist`` of their games together (the ``legacy`` model);
+  ``pair_models`` draws one model per pair instead
+  (:data:`~integrity.simulation_population.PAIR_MODELS`: ``dump``, ``last``, ``assist``,
+  ``quiet``; all four in the varied population, whose farms have 2–5 accounts, four of
+  them at a table).
 * *Boosters* (代练代打, ~20 %), one model per booster from ``booster_models``
   (:data:`~integrity.simulation_population.BOOSTER_MODELS`): ``takeover`` (the default): at
   a moment between 35 % and 65 % of the window someone else takes over the account to its

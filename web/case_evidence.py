@@ -319,28 +319,35 @@ def _softplay(flag: Flag, name: Names) -> tuple[str, list[str]]:
 def _together(flag: Flag, name: Names) -> tuple[str, list[str]]:
     e = flag.evidence
     partner = next(key for key in flag.player_keys if key != e["player"])
-    better = e["direction"] == "better"
     headline = (
-        _("%(player)s与%(partner)s同桌时，剩余牌分明显低于其他对局")
-        if better
-        else _("%(player)s与%(partner)s同桌时，剩余牌分明显高于其他对局")
+        _("%(player)s与%(partner)s同桌时，对陌生对手的战绩明显好于其他对局")
+        if e["direction"] == "better"
+        else _("%(player)s与%(partner)s同桌时，对陌生对手的战绩明显差于其他对局")
     ) % {"player": name(e["player"]), "partner": name(partner)}
     details = [
         _(
-            "%(player)s：同桌 %(together)s 局，剩余牌分比陌生对手平均 %(mean_together)s；"
-            "其他 %(apart)s 局平均 %(mean_apart)s。"
+            "%(player)s：同桌 %(together)s 局，胜陌生对手 %(won_together)s 次、负 "
+            "%(lost_together)s 次，同输时剩余牌分平均多 %(hands_together)s；其他 %(apart)s "
+            "局，胜 %(won_apart)s 次、负 %(lost_apart)s 次，同输时平均多 %(hands_apart)s。"
         )
         % {
             "player": name(side["player"]),
             "together": side["together"],
+            "won_together": side["won_together"],
+            "lost_together": side["lost_together"],
+            "hands_together": decimal(side["hands_together"], signed=True),
             "apart": side["apart"],
-            "mean_together": decimal(side["mean_together"], signed=True),
-            "mean_apart": decimal(side["mean_apart"], signed=True),
+            "won_apart": side["won_apart"],
+            "lost_apart": side["lost_apart"],
+            "hands_apart": decimal(side["hands_apart"], signed=True),
         }
         for side in e["sides"]
     ]
     details.append(
-        _("剩余牌分与同桌一位陌生对手（搭档和常一起排队的人不计）相比；负数表示比他少。")
+        _(
+            "每局与同桌一位陌生对手比较（搭档和常一起排队的人不计）：谁先出完，或两人都没出完时"
+            "谁剩的牌分多；负数表示剩得比他少。"
+        )
     )
     return headline, details
 

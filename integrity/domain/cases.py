@@ -16,15 +16,12 @@ flag reference:
 **Rule: evidence that someone benefited, not a count of families.** Players are related
 when a flag names them together; union-find over the flags' player sets gives the clusters
 of related players. A cluster opens a case only when it holds evidence that someone
-benefited: a behaviour signal of benefit (``pointflow``, ``softplay``), a near-conclusive
-event (two seats of one game on one *device*), or a strong ``boosting`` flag (strength >=
-:data:`STRONG_BOOSTING`), which stands alone. Co-seating says only that players queue
-together, and a shared address (a household, even at one table) only that they live
+benefited: a behaviour signal of benefit (``pointflow``, ``softplay``, ``together``), a
+near-conclusive event (two seats of one game on one *device*), or a strong ``boosting``
+flag (strength >= :data:`STRONG_BOOSTING`), which stands alone. Co-seating says only that
+players queue together, and a shared address (a household, even at one table) only that they live
 together: friends without any benefit are not a case. Their flags, and every other flag
 outside a case, stay in the review queue as leads, ranked by strength (then by reference).
-A ``together`` flag adds to a case's score and ranks the leads but opens no case: on the
-simulated weeks its realised false discovery proportion was above its level
-(docs/integrity.md), so it is not evidence enough on its own.
 
 **Score / threshold.** The case score is the sum of its flags' strengths (each capped at
 :data:`MAX_STRENGTH`) plus :data:`NEAR_CONCLUSIVE_SCORE` per near-conclusive event; cases are
@@ -58,7 +55,7 @@ VERSION: Final = "cases-2"
 FAMILIES: Final = ("boosting", "coseating", "pointflow", "sessions", "softplay", "together")
 
 #: The behaviour families whose flag is itself evidence that someone benefited.
-BENEFIT_FAMILIES: Final = frozenset({"pointflow", "softplay"})
+BENEFIT_FAMILIES: Final = frozenset({"pointflow", "softplay", "together"})
 
 #: A boosting flag this strong (q <= 0.01) opens a case on its own: ``boost-2`` tests a
 #: block of better games only where the account's sessions change hands, so at the audit's

@@ -34,7 +34,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import ClassVar, Final
 
-from integrity.domain.stats import bh_log_qvalues
+from integrity.domain.stats import bh_log_qvalues, log_fisher_lower
 
 __all__ = [
     "Chance",
@@ -42,7 +42,6 @@ __all__ = [
     "SoftPlayFlag",
     "SoftPlayResult",
     "detect_softplay",
-    "log_fisher_lower",
     "pair_chances",
     "softplay_from_counts",
 ]
@@ -92,26 +91,6 @@ class SoftPlayResult:
     flags: tuple[SoftPlayFlag, ...]
     family_size: int
     version: str = VERSION
-
-
-def _log_comb(n: int, k: int) -> float:
-    return math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
-
-
-def log_fisher_lower(x: int, k: int, punished: int, total: int) -> float:
-    """``log P(X <= x)`` for ``X`` hypergeometric: ``k`` chances drawn from ``total`` of
-    which ``punished`` were punishments."""
-    low = max(0, k - (total - punished))
-    high = min(x, punished, k)
-    if high < low:
-        return -math.inf
-    denominator = _log_comb(total, k)
-    terms = [
-        _log_comb(punished, i) + _log_comb(total - punished, k - i) - denominator
-        for i in range(low, high + 1)
-    ]
-    peak = max(terms)
-    return min(0.0, peak + math.log(sum(math.exp(term - peak) for term in terms)))
 
 
 def pair_chances(chances: Iterable[Chance], *, min_chances: int = 5) -> list[PairChances]:

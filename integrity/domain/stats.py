@@ -56,6 +56,7 @@ __all__ = [
     "bh_log_qvalues",
     "bh_qvalues",
     "log_binomial_sf",
+    "log_fisher_lower",
     "log_normal_sf",
     "log_poisson_binomial_sf",
     "log_poisson_sf",
@@ -330,3 +331,23 @@ def log_rank_sum_tail(
         return 0.0
     z = (observed - n * (total + 1) / 2 - 0.5) / math.sqrt(variance)
     return log_normal_sf(z)
+
+
+def _log_comb(n: int, k: int) -> float:
+    return math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
+
+
+def log_fisher_lower(x: int, k: int, punished: int, total: int) -> float:
+    """``log P(X <= x)`` for ``X`` hypergeometric: ``k`` draws from ``total`` of which
+    ``punished`` are successes (Fisher's exact test, lower tail)."""
+    low = max(0, k - (total - punished))
+    high = min(x, punished, k)
+    if high < low:
+        return -math.inf
+    denominator = _log_comb(total, k)
+    terms = [
+        _log_comb(punished, i) + _log_comb(total - punished, k - i) - denominator
+        for i in range(low, high + 1)
+    ]
+    peak = max(terms)
+    return min(0.0, peak + math.log(sum(math.exp(term - peak) for term in terms)))

@@ -2,42 +2,51 @@
 
 However a pair colludes — the feeder dumping points when the partner goes out, finishing
 last, letting the partner go out, or taking cards off the partner when he cannot win —
-someone's hands at the pair's shared tables differ from their hands elsewhere: the
-beneficiary ends with fewer points than the strangers at the table, the feeder with more.
-This test asks exactly that, and nothing about how.
+someone's games with the partner at the table differ from their other games: the
+beneficiary beats the strangers at the table more often, or ends with fewer points than
+they do; the feeder the other way round. This test asks exactly that, and nothing about how.
 
 **Data.** :class:`~integrity.domain.data.TableObs` of the window (at least every game of
-the pairs' players), hands read. In each game of a player ``x`` of the pair ``{x, y}``,
-``x``'s *excess*: ``x``'s hand points minus the hand of one *stranger* at the table — one
-of the others who is neither ``y`` nor anyone co-seating found queueing with ``x`` or
-``y`` (a third friend or a farm's other accounts sit at every shared table and are no
-reference), picked by the game id (:func:`zlib.crc32`), never by hands. A game without a
-stranger (a farm filling its table) has none. Measured against the same table, the
-game's length and the stranger's strength cancel, the partner's own strength never
-enters, and a together excess and an apart one are the same difference of two hands.
+the pairs' players), winners and hands read. In each game of a player ``x`` of the pair
+``{x, y}``, ``x`` is compared with one *stranger* at the table: one of the others who is
+neither ``y`` nor anyone co-seating found queueing with ``x`` or ``y`` (a third friend or a
+farm's other accounts sit at every shared table and are no reference), picked by the game
+id (:func:`zlib.crc32`), never by the game's outcome. A game without a stranger (a farm
+filling its table) is not used. Per game, one of:
 
-**Statistic.** For each player of the pair, the excesses of the games with the partner at
-the table (*together*) against those without (*apart*): one-sided Wilcoxon–Mann–Whitney
-rank sums for *better together* (smaller excesses) and for *worse together* (larger),
-ties broken against the pair (:func:`~integrity.domain.stats.log_rank_sum_tail`). A player
-is tested only with ``>= min_shared`` games together and ``>= min_apart`` apart (a farm's
-feeder who plays only on the farm has no apart games; its partner, who has, is tested).
-The pair's p-value is the smallest of its tests times their number (Bonferroni over the
-two or four tests, a number fixed by counts of games): the tests of one pair are
-dependent (when one goes out the other does not), and Bonferroni needs no independence.
+* *decided*: one of ``x`` and the stranger won and the other did not;
+* *both lost*: the difference of their hands, ``x``'s points minus the stranger's.
 
-**Null.** A player's excess does not depend on whether the partner is at the table:
-together and apart are exchangeable. Honest friends who queue together meet it: the
-strangers at their tables come from the same queue as at their other tables.
+**Statistic.** For each player, the games with the partner at the table (*together*)
+against those without (*apart*), in two parts on disjoint games: the decided games, by
+Fisher's exact test of ``x``'s wins over the stranger together against apart (a 2×2 table);
+the games both lost, by the one-sided Wilcoxon–Mann–Whitney rank sum of the hand
+differences, ties broken against the pair (:func:`~integrity.domain.stats.log_rank_sum_tail`).
+Each in the direction asked — *better together* (more wins, fewer points) or *worse* — and
+the two p-values combined by Fisher's method (``-2 Σ log p`` against χ² with 4 degrees of
+freedom). A player is tested only with ``>= min_shared`` games together and ``>=
+min_apart`` apart (a farm's feeder who plays only on the farm has no apart games; its
+partner, who has, is tested). The pair's p-value is the smallest of its tests times their
+number (Bonferroni over the two or four tests, a number fixed by counts of games): the
+tests of one pair are dependent (when one goes out the other does not), and Bonferroni
+needs no independence.
+
+**Null.** Whether the partner sits at the table changes neither how ``x`` fares against a
+stranger when one of them wins (who wins between two players does not depend on who else
+is at the table: Luce's choice axiom, which the simulator's winner draw satisfies) nor the
+difference of two losers' hands (the game's length is common to both). The partner's own
+strength changes how often a game is decided between ``x`` and the stranger, which both
+parts condition on, so it never enters. Honest friends who queue together meet it: their
+strangers come from the same queue as at their other tables.
 
 **Family (opportunity).** The pairs co-seating discovered (who queue together: a seating
-statistic that does not look at hands) with ``>= min_shared`` tables together.
+statistic that looks at no outcome) with ``>= min_shared`` tables together.
 Benjamini–Hochberg at ``q`` over the pairs with at least one test. **False-positive
 control:** the FDR of the flagged pairs at ``q``, under the null above.
 
-**Evidence:** per player, the games together and apart with their mean excess, and the
-player and direction of the test that decided. Flags are ordered by p-value, then by
-players.
+**Evidence:** per player, the games together and apart, the wins and losses against the
+stranger in each, and the mean hand difference of the games both lost; the player and
+direction of the test that decided. Flags are ordered by p-value, then by players.
 """
 
 from __future__ import annotations
@@ -49,7 +58,7 @@ from dataclasses import dataclass
 from typing import ClassVar, Final
 
 from integrity.domain.data import TableObs
-from integrity.domain.stats import bh_log_qvalues, log_rank_sum_tail
+from integrity.domain.stats import bh_log_qvalues, log_fisher_lower, log_rank_sum_tail
 
 __all__ = ["VERSION", "PlayerSides", "TogetherFlag", "TogetherResult", "detect_together"]
 
@@ -59,20 +68,37 @@ _LOG10: Final = math.log(10.0)
 
 
 @dataclass(frozen=True, slots=True)
+class Side:
+    """A player's games against the stranger on one side (together or apart): the decided
+    ones (``won``, ``lost``) and the hand differences of those both lost."""
+
+    won: int = 0
+    lost: int = 0
+    hands: tuple[int, ...] = ()
+
+    @property
+    def games(self) -> int:
+        return self.won + self.lost + len(self.hands)
+
+
+@dataclass(frozen=True, slots=True)
 class PlayerSides:
-    """One player's games with the partner at the table and without, with their mean
-    excess over the strangers (evidence)."""
+    """One player's games with the partner at the table and without (evidence)."""
 
     player: str
     together: int
     apart: int
-    mean_together: float
-    mean_apart: float
+    won_together: int
+    lost_together: int
+    won_apart: int
+    lost_apart: int
+    hands_together: float | None
+    hands_apart: float | None
 
 
 @dataclass(frozen=True, slots=True)
 class TogetherFlag:
-    """A pair whose results differ with the partner at the table: ``player`` did
+    """A pair whose games differ with the partner at the table: ``player`` did
     ``direction`` (``better`` or ``worse``) together; ``tests`` is the Bonferroni factor,
     ``strength`` is ``-log10 q`` from the log-space q-value (finite when ``q`` underflows
     to 0.0)."""
@@ -109,8 +135,8 @@ class _Tested:
     log_p: float
 
 
-#: One game of a player: its id, the table's players and hands, and the player's seat.
-_Game = tuple[str, tuple[str, ...], tuple[int, ...], int]
+#: One game of a player: its id, the table's players, hands and winners, and the seat.
+_Game = tuple[str, tuple[str, ...], tuple[int, ...], tuple[int, ...], int]
 
 
 def _games(tables: Iterable[TableObs], pairs: Sequence[tuple[str, str]]) -> dict[str, list[_Game]]:
@@ -120,24 +146,61 @@ def _games(tables: Iterable[TableObs], pairs: Sequence[tuple[str, str]]) -> dict
     for table in tables:
         for seat, player in enumerate(table.players):
             if player in wanted:
-                games[player].append((table.game_id, table.players, table.hands, seat))
+                games[player].append(
+                    (table.game_id, table.players, table.hands, table.winners, seat)
+                )
     return games
 
 
-def _sides(
-    games: Sequence[_Game], partner: str, known: frozenset[str]
-) -> tuple[list[float], list[float]]:
-    """The player's excesses over a stranger (module docstring), together with ``partner``
+def _sides(games: Sequence[_Game], partner: str, known: frozenset[str]) -> tuple[Side, Side]:
+    """The player's games against a stranger (module docstring), together with ``partner``
     and apart; ``known``: the players who queue with either of the pair, never strangers."""
-    together: list[float] = []
-    apart: list[float] = []
-    for game_id, players, hands, seat in games:
+    won = {True: 0, False: 0}
+    lost = {True: 0, False: 0}
+    hands_of: dict[bool, list[int]] = {True: [], False: []}
+    for game_id, players, hands, winners, seat in games:
         strangers = [k for k, p in enumerate(players) if k != seat and p not in known]
-        if strangers:
-            stranger = strangers[zlib.crc32(game_id.encode()) % len(strangers)]
-            side = together if partner in players else apart
-            side.append(hands[seat] - hands[stranger])
-    return together, apart
+        if not strangers:
+            continue
+        stranger = strangers[zlib.crc32(game_id.encode()) % len(strangers)]
+        together = partner in players
+        wins, beaten = seat in winners, stranger in winners
+        if wins and not beaten:
+            won[together] += 1
+        elif beaten and not wins:
+            lost[together] += 1
+        elif not wins:
+            hands_of[together].append(hands[seat] - hands[stranger])
+    return (
+        Side(won[True], lost[True], tuple(hands_of[True])),
+        Side(won[False], lost[False], tuple(hands_of[False])),
+    )
+
+
+def _log_wins(together: Side, apart: Side, better: bool) -> float:
+    """Fisher's exact test of the wins over the stranger, together against apart, one-sided."""
+    decided = together.won + together.lost
+    total = decided + apart.won + apart.lost
+    wins = together.won + apart.won
+    if not decided or decided == total:
+        return 0.0
+    if better:  # P(won together >= observed) = P(lost together <= observed)
+        return log_fisher_lower(together.lost, decided, total - wins, total)
+    return log_fisher_lower(together.won, decided, wins, total)
+
+
+def _log_direction(together: Side, apart: Side, better: bool) -> float:
+    """The two parts combined by Fisher's method (χ² with 4 degrees of freedom)."""
+    sign = -1 if better else 1
+    log_hands = log_rank_sum_tail(
+        [sign * d for d in together.hands], [sign * d for d in apart.hands]
+    )
+    x = -2.0 * (_log_wins(together, apart, better) + log_hands)
+    return min(0.0, -x / 2 + math.log1p(x / 2))
+
+
+def _mean(values: Sequence[int]) -> float | None:
+    return sum(values) / len(values) if values else None
 
 
 def _test(
@@ -153,20 +216,24 @@ def _test(
     known = frozenset(pair).union(*(neighbours.get(player, ()) for player in pair))
     for player, partner in (pair, pair[::-1]):
         together, apart = _sides(games[player], partner, known)
-        if len(together) < min_shared or len(apart) < min_apart:
+        if together.games < min_shared or apart.games < min_apart:
             continue
         sides.append(
             PlayerSides(
                 player,
-                len(together),
-                len(apart),
-                sum(together) / len(together),
-                sum(apart) / len(apart),
+                together.games,
+                apart.games,
+                together.won,
+                together.lost,
+                apart.won,
+                apart.lost,
+                _mean(together.hands),
+                _mean(apart.hands),
             )
         )
-        for direction, sign in (("better", -1.0), ("worse", 1.0)):
+        for direction in ("better", "worse"):
             tests += 1
-            log_p = log_rank_sum_tail([sign * e for e in together], [sign * e for e in apart])
+            log_p = _log_direction(together, apart, direction == "better")
             if best is None or log_p < best[0]:
                 best = (log_p, player, direction)
     if best is None:

@@ -180,8 +180,12 @@ def _together_row(flag: TogetherFlag) -> dict[str, Any]:
                     "player": side.player,
                     "together": side.together,
                     "apart": side.apart,
-                    "mean_together": side.mean_together,
-                    "mean_apart": side.mean_apart,
+                    "won_together": side.won_together,
+                    "lost_together": side.lost_together,
+                    "won_apart": side.won_apart,
+                    "lost_apart": side.lost_apart,
+                    "hands_together": side.hands_together,
+                    "hands_apart": side.hands_apart,
                 }
                 for side in flag.sides
             ],

@@ -21,15 +21,23 @@ def test_a_together_flag_reads_as_sentences() -> None:
                     "player": "a",
                     "together": 23,
                     "apart": 13,
-                    "mean_together": -2.5,
-                    "mean_apart": 4.0,
+                    "won_together": 6,
+                    "lost_together": 5,
+                    "won_apart": 3,
+                    "lost_apart": 4,
+                    "hands_together": -2.5,
+                    "hands_apart": 4.0,
                 },
                 {
                     "player": "b",
                     "together": 23,
                     "apart": 32,
-                    "mean_together": 70.0,
-                    "mean_apart": -15.5,
+                    "won_together": 0,
+                    "lost_together": 9,
+                    "won_apart": 8,
+                    "lost_apart": 7,
+                    "hands_together": 70.0,
+                    "hands_apart": None,
                 },
             ],
         },
@@ -38,9 +46,12 @@ def test_a_together_flag_reads_as_sentences() -> None:
     with translation.override("zh-hans"):
         words = flag_words(flag, names.__getitem__)
     assert words.label == "同桌时成绩异常"
-    assert words.headline.startswith("黑土与白雪同桌时，剩余牌分明显高于其他对局（q = ")
+    assert words.headline.startswith("黑土与白雪同桌时，对陌生对手的战绩明显差于其他对局（q = ")
     assert words.details == [
-        "白雪：同桌 23 局，剩余牌分比陌生对手平均 -2.5；其他 13 局平均 +4。",
-        "黑土：同桌 23 局，剩余牌分比陌生对手平均 +70；其他 32 局平均 -15.5。",
-        "剩余牌分与同桌一位陌生对手（搭档和常一起排队的人不计）相比；负数表示比他少。",
+        "白雪：同桌 23 局，胜陌生对手 6 次、负 5 次，同输时剩余牌分平均多 -2.5；"
+        "其他 13 局，胜 3 次、负 4 次，同输时平均多 +4。",
+        "黑土：同桌 23 局，胜陌生对手 0 次、负 9 次，同输时剩余牌分平均多 +70；"
+        "其他 32 局，胜 8 次、负 7 次，同输时平均多 —。",
+        "每局与同桌一位陌生对手比较（搭档和常一起排队的人不计）：谁先出完，或两人都没出完时"
+        "谁剩的牌分多；负数表示剩得比他少。",
     ]

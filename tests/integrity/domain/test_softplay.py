@@ -7,7 +7,8 @@ from collections import Counter
 
 import pytest
 
-from integrity.domain.softplay import Chance, detect_softplay, log_fisher_lower
+from integrity.domain.softplay import Chance, detect_softplay
+from integrity.domain.stats import log_fisher_lower
 from tournaments.domain.chances import chances_of
 from tournaments.domain.engine import Bot, play_game
 from tournaments.domain.rules import PRESETS
