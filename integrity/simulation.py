@@ -25,8 +25,9 @@ the rest on ``time``. Records are game record v1 (SPEC §9) and pass ingest vali
   broadband account plays ``mobile_sessions`` of its sessions on mobile; a mobile session
   comes from a random public address of its carrier gateway (``nat_pool`` addresses in two
   /24 ranges; about one gateway per 500 accounts), so one address carries many accounts.
-* *Devices*: ``second_device_share`` of the accounts also use a tablet (30 % of their
-  sessions); ``new_phone_share`` switch to a new phone at a random moment.
+* *Devices*: each account's phone is its own (the player's device id with the account's);
+  ``second_device_share`` of the accounts also use a tablet (30 % of their sessions);
+  ``new_phone_share`` switch to a new phone at a random moment.
 
 **Honest models that stress boosting's null** (off by default; on in
 :data:`~integrity.simulation_population.VARIED_REALISM`, the population issue 28 measures):

@@ -294,7 +294,9 @@ class Population:
                 player=p,
                 skill=p.skill,
                 home_ip=p.ip,
-                device=p.device,
+                # the player's 24-bit device id made the account's own: a real fingerprint
+                # is unique, and 24 bits collide a few times among 20,000 players
+                device=f"{p.device}-{p.id}",
                 gateway=rng.randrange(gateways),
                 mobile_only=rng.random() < realism.mobile_share,
             )
