@@ -27,7 +27,9 @@ flags ... flags on related players group into cases").
      pairs it tests come to Python), and the pure test runs on them
      (:func:`~integrity.domain.softplay.softplay_from_counts`);
    * once the other connection is done, the tables of the players point flow can test are
-     loaded (:func:`~integrity.sql.window.tables_of`) and point flow runs on them.
+     loaded (:func:`~integrity.sql.window.tables_of`) and point flow runs on them, then
+     "better together" on the co-seating discoveries among them (their players' games are
+     all in those tables).
 
    On the second connection meanwhile:
 
