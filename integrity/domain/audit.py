@@ -20,16 +20,18 @@ is what runs.
   :func:`seat_residuals` gives the same residuals from the seats of some players only,
   with the window's skills: the database audit reads only the seats of the players
   boosting can test.
-* :func:`audit` runs co-seating, point flow, shared sessions (clusters and same-table
-  links) and boosting over a whole window with the parameters of :class:`AuditParams`, and
-  soft play when the window's chances to punish are given;
+* :func:`audit` runs co-seating, point flow, "better together" (:func:`together_of`, on
+  co-seating's discoveries), shared sessions (clusters and same-table links) and boosting
+  over a whole window with the parameters of :class:`AuditParams`, and soft play when the
+  window's chances to punish are given;
   :func:`outcome` gathers the detectors' results, however they were computed (the database
   audit counts co-seating, shared sessions and soft play's pairs in SQL), and proposes cases
   (:func:`~integrity.domain.cases.propose_cases`) over all their flags.
 
 Flag references (the keys of :attr:`AuditOutcome.flags`) are stable across runs of the
 same data: ``coseating:a|b``, ``pointflow:feeder>beneficiary``, ``sessions:a|b|…``,
-``same_table:game:a|b:kind:identifier``, ``boosting:player``, ``softplay:actor>target``.
+``same_table:game:a|b:kind:identifier``, ``boosting:player``, ``softplay:actor>target``,
+``together:a|b``.
 """
 
 from __future__ import annotations
@@ -249,7 +251,7 @@ def boosting_of(
 def together_of(
     tables: Iterable[TableObs], coseating: CoseatingResult, params: AuditParams
 ) -> TogetherResult:
-    """ "Better together than apart" over the pairs co-seating discovered with
+    """Run "better together than apart" over the pairs co-seating discovered with
     ``>= min_shared_wins`` tables together (``tables``: at least every game of their
     players), each player tested with as many games apart."""
     pairs = [f.players for f in coseating.flags if f.shared >= params.min_shared_wins]
