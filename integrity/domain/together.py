@@ -60,7 +60,7 @@ from typing import ClassVar, Final
 from integrity.domain.data import TableObs
 from integrity.domain.stats import bh_log_qvalues, log_fisher_lower, log_rank_sum_tail
 
-__all__ = ["VERSION", "PlayerSides", "TogetherFlag", "TogetherResult", "detect_together"]
+__all__ = ["VERSION", "PlayerSides", "Side", "TogetherFlag", "TogetherResult", "detect_together"]
 
 VERSION: Final = "together-1"
 
