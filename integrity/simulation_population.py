@@ -1,8 +1,9 @@
 """The simulated population (see :mod:`integrity.simulation`): accounts with their homes,
 devices and carrier gateways, the real-world sharing of honest players (households, carrier
 NAT, second devices, new phones), the honest models that stress boosting's null (heavy
-players, steady improvers who change phone), and the injected cheaters (farms, colluding
-pairs, boosters of three models) with their labels. Deterministic in the seed (named
+players, steady improvers who change phone), honest friends who queue together, and the
+injected cheaters (farms, colluding pairs of five models, boosters of three) with their
+labels. Deterministic in the seed (named
 ``random`` streams); a knob left at its default draws nothing, so the default population
 is the one the earlier simulator drew.
 """

@@ -337,16 +337,16 @@ def _log_comb(n: int, k: int) -> float:
     return math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
 
 
-def log_fisher_lower(x: int, k: int, punished: int, total: int) -> float:
+def log_fisher_lower(x: int, k: int, successes: int, total: int) -> float:
     """``log P(X <= x)`` for ``X`` hypergeometric: ``k`` draws from ``total`` of which
-    ``punished`` are successes (Fisher's exact test, lower tail)."""
-    low = max(0, k - (total - punished))
-    high = min(x, punished, k)
+    ``successes`` are successes (Fisher's exact test, lower tail)."""
+    low = max(0, k - (total - successes))
+    high = min(x, successes, k)
     if high < low:
         return -math.inf
     denominator = _log_comb(total, k)
     terms = [
-        _log_comb(punished, i) + _log_comb(total - punished, k - i) - denominator
+        _log_comb(successes, i) + _log_comb(total - successes, k - i) - denominator
         for i in range(low, high + 1)
     ]
     peak = max(terms)
