@@ -47,6 +47,7 @@ is a finite number and still ranks correctly against 1e-300:
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Sequence
 from fractions import Fraction
 from typing import Final
@@ -232,7 +233,9 @@ def log_normal_sf(z: float) -> float:
     return -0.5 * z * z - math.log(z) - 0.5 * math.log(2.0 * math.pi) + math.log(series)
 
 
-def rank_sum(first: Sequence[Fraction | int], second: Sequence[Fraction | int]) -> int:
+def rank_sum(
+    first: Sequence[Fraction | int | float], second: Sequence[Fraction | int | float]
+) -> int:
     """Return the sum of the first sample's ranks (``1..N``) in the pooled sample, ties
     broken against the first sample (see the module docstring)."""
     pooled = sorted([(value, 0) for value in first] + [(value, 1) for value in second])
@@ -311,20 +314,11 @@ def log_rank_sum_tail(
     n, total = len(first), len(first) + len(second)
     if not first or not second:
         return 0.0
-    pooled = sorted([(value, 0) for value in first] + [(value, 1) for value in second])
-    observed = sum(rank for rank, (_, sample) in enumerate(pooled, start=1) if sample == 0)
+    observed = rank_sum(first, second)
     deficit = n * (2 * total - n + 1) // 2 - observed
     if min(n, total - n) * deficit <= max_cells:
         return log_rank_sum_sf(observed, n, total, max_cells=max_cells)
-    ties = 0
-    start = 0
-    while start < total:
-        end = start
-        while end + 1 < total and pooled[end + 1][0] == pooled[start][0]:
-            end += 1
-        t = end - start + 1
-        ties += t**3 - t
-        start = end + 1
+    ties = sum(t**3 - t for t in Counter([*first, *second]).values())
     m = total - n
     variance = n * m / 12 * ((total + 1) - ties / (total * (total - 1)))
     if variance <= 0:

@@ -54,7 +54,7 @@ from __future__ import annotations
 import math
 import zlib
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import ClassVar, Final
 
 from integrity.domain.data import TableObs
@@ -123,16 +123,6 @@ class TogetherResult:
     flags: tuple[TogetherFlag, ...]
     family_size: int
     version: str = VERSION
-
-
-@dataclass(frozen=True, slots=True)
-class _Tested:
-    players: tuple[str, str]
-    player: str
-    direction: str
-    sides: tuple[PlayerSides, ...]
-    tests: int
-    log_p: float
 
 
 #: One game of a player: its id, the table's players, hands and winners, and the seat.
@@ -209,7 +199,8 @@ def _test(
     neighbours: dict[str, set[str]],
     min_shared: int,
     min_apart: int,
-) -> _Tested | None:
+) -> tuple[float, TogetherFlag] | None:
+    """The pair's log p-value (module docstring) and its flag before BH (``q`` = 1)."""
     sides: list[PlayerSides] = []
     best: tuple[float, str, str] | None = None
     tests = 0
@@ -239,7 +230,8 @@ def _test(
     if best is None:
         return None
     log_p = min(0.0, best[0] + math.log(tests))
-    return _Tested(pair, best[1], best[2], tuple(sides), tests, log_p)
+    flag = TogetherFlag(pair, best[1], best[2], tuple(sides), tests, math.exp(log_p), 1.0, 0.0)
+    return log_p, flag
 
 
 def detect_together(
@@ -258,19 +250,10 @@ def detect_together(
         neighbours.setdefault(a, set()).add(b)
         neighbours.setdefault(b, set()).add(a)
     tested = [t for pair in chosen if (t := _test(pair, games, neighbours, min_shared, min_apart))]
-    log_q = bh_log_qvalues([t.log_p for t in tested])
+    log_q = bh_log_qvalues([log_p for log_p, _ in tested])
     flags = [
-        TogetherFlag(
-            players=t.players,
-            player=t.player,
-            direction=t.direction,
-            sides=t.sides,
-            tests=t.tests,
-            p=math.exp(t.log_p),
-            q=math.exp(lq),
-            strength=-lq / _LOG10,
-        )
-        for t, lq in zip(tested, log_q, strict=True)
+        replace(flag, q=math.exp(lq), strength=-lq / _LOG10)
+        for (_, flag), lq in zip(tested, log_q, strict=True)
         if lq <= math.log(q)
     ]
     flags.sort(key=lambda f: (f.p, f.players))

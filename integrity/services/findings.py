@@ -18,6 +18,7 @@ import hashlib
 import math
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import asdict
 from typing import Any
 
 from accounts.models import Player
@@ -175,20 +176,7 @@ def _together_row(flag: TogetherFlag) -> dict[str, Any]:
             "player": flag.player,
             "direction": flag.direction,
             "tests": flag.tests,
-            "sides": [
-                {
-                    "player": side.player,
-                    "together": side.together,
-                    "apart": side.apart,
-                    "won_together": side.won_together,
-                    "lost_together": side.lost_together,
-                    "won_apart": side.won_apart,
-                    "lost_apart": side.lost_apart,
-                    "hands_together": side.hands_together,
-                    "hands_apart": side.hands_apart,
-                }
-                for side in flag.sides
-            ],
+            "sides": [asdict(side) for side in flag.sides],
         },
     }
 
