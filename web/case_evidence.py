@@ -140,6 +140,13 @@ def decimal(value: float | None, *, signed: bool = False) -> str:
     return text[:-2] if text.endswith(".0") else text
 
 
+def percent(share: float | None) -> str:
+    """A share as a whole percentage (``0.625`` -> ``63%``); ``—`` for none."""
+    if share is None or not math.isfinite(share):
+        return "—"
+    return f"{round(100 * share)}%"
+
+
 # --- flags in words --------------------------------------------------------------------------
 
 Names = Callable[[str], str]
@@ -327,26 +334,26 @@ def _together(flag: Flag, name: Names) -> tuple[str, list[str]]:
     details = [
         _(
             "%(player)s：同桌 %(together)s 局，胜陌生对手 %(won_together)s 次、负 "
-            "%(lost_together)s 次，同输时剩余牌分平均多 %(hands_together)s；其他 %(apart)s "
-            "局，胜 %(won_apart)s 次、负 %(lost_apart)s 次，同输时平均多 %(hands_apart)s。"
+            "%(lost_together)s 次，同输时牌分多于陌生对手的比例 %(heavier_together)s；其他 "
+            "%(apart)s 局，胜 %(won_apart)s 次、负 %(lost_apart)s 次，同输时 %(heavier_apart)s。"
         )
         % {
             "player": name(side["player"]),
             "together": side["together"],
             "won_together": side["won_together"],
             "lost_together": side["lost_together"],
-            "hands_together": decimal(side["hands_together"], signed=True),
+            "heavier_together": percent(side["heavier_together"]),
             "apart": side["apart"],
             "won_apart": side["won_apart"],
             "lost_apart": side["lost_apart"],
-            "hands_apart": decimal(side["hands_apart"], signed=True),
+            "heavier_apart": percent(side["heavier_apart"]),
         }
         for side in e["sides"]
     ]
     details.append(
         _(
-            "每局与同桌一位陌生对手比较（搭档和常一起排队的人不计）：谁先出完，或两人都没出完时"
-            "谁剩的牌分多；负数表示剩得比他少。"
+            "每局与同桌的陌生对手比较（搭档和常一起排队的人不计）：与其中一位比谁先出完；"
+            "两人都没出完时，看他的剩余牌分多于几成没出完的陌生对手（相同算一半）。"
         )
     )
     return headline, details

@@ -38,10 +38,10 @@ is a finite number and still ranks correctly against 1e-300:
   Hoeffding's (1963, §6) bound for sampling without replacement, ``exp(-2 n t**2 /
   (N-1)**2)`` with ``t`` the mean rank's excess over ``(N+1)/2`` — never below the exact
   tail, so again conservative.
-* :func:`log_rank_sum_tail` — the same test from the two samples: exact while the count
-  fits ``max_cells``, else the normal approximation with the ties' variance correction and
-  a continuity correction (large samples, where the exact count is too long and
-  Hoeffding's bound too weak to be useful).
+* :func:`log_mid_rank_sum_tail` — the same test for samples of few distinct values (shares
+  such as 0, 1/2 and 1), where breaking the many ties against the first sample would throw
+  its evidence away: tied values share their mean rank, and the tail is the normal
+  approximation with the ties' variance correction and a continuity correction.
 """
 
 from __future__ import annotations
@@ -58,11 +58,11 @@ __all__ = [
     "bh_qvalues",
     "log_binomial_sf",
     "log_fisher_lower",
+    "log_mid_rank_sum_tail",
     "log_normal_sf",
     "log_poisson_binomial_sf",
     "log_poisson_sf",
     "log_rank_sum_sf",
-    "log_rank_sum_tail",
     "normal_sf",
     "rank_sum",
 ]
@@ -304,23 +304,23 @@ def bh_qvalues(p_values: Sequence[float], *, m: int | None = None) -> list[float
     return [math.exp(lq) for lq in bh_log_qvalues(logs, m=m)]
 
 
-def log_rank_sum_tail(
-    first: Sequence[float], second: Sequence[float], *, max_cells: int = DEFAULT_MAX_CELLS
-) -> float:
-    """Return ``log P(W >= w)`` for the rank sum ``w`` of ``first`` in the pooled sample
-    (ties broken against ``first``): exact while ``min(n, N-n) * deficit`` fits
-    ``max_cells``, else the normal approximation (mid-rank variance, continuity
-    corrected). Either sample empty: 0 (p = 1)."""
+def log_mid_rank_sum_tail(first: Sequence[float], second: Sequence[float]) -> float:
+    """Return ``log P(W >= w)`` for the rank sum ``w`` of ``first`` in the pooled sample,
+    tied values sharing their mean rank (for samples with many ties, where breaking them
+    against ``first`` would throw the evidence away): the normal approximation with the
+    tie-corrected variance and continuity correction 1/2. Either sample empty: 0 (p = 1)."""
     n, total = len(first), len(first) + len(second)
     if not first or not second:
         return 0.0
-    observed = rank_sum(first, second)
-    deficit = n * (2 * total - n + 1) // 2 - observed
-    if min(n, total - n) * deficit <= max_cells:
-        return log_rank_sum_sf(observed, n, total, max_cells=max_cells)
-    ties = sum(t**3 - t for t in Counter([*first, *second]).values())
-    m = total - n
-    variance = n * m / 12 * ((total + 1) - ties / (total * (total - 1)))
+    counts = Counter([*first, *second])
+    mid: dict[float, float] = {}
+    below = 0
+    for value in sorted(counts):
+        mid[value] = below + (counts[value] + 1) / 2
+        below += counts[value]
+    observed = math.fsum(mid[value] for value in first)
+    ties = sum(t**3 - t for t in counts.values())
+    variance = n * (total - n) / 12 * ((total + 1) - ties / (total * (total - 1)))
     if variance <= 0:
         return 0.0
     z = (observed - n * (total + 1) / 2 - 0.5) / math.sqrt(variance)

@@ -15,13 +15,15 @@ id (:func:`zlib.crc32`), never by the game's outcome. A game without a stranger 
 filling its table) is not used. Per game, one of:
 
 * *decided*: one of ``x`` and the stranger won and the other did not;
-* *both lost*: the difference of their hands, ``x``'s points minus the stranger's.
+* *both lost*: the share of the strangers who lost that ``x``'s hand outweighs (ties count
+  half): 0 when ``x`` holds fewer points than each of them, 1 when more. Every losing
+  stranger is a comparison, so a game with three says more than one hand difference would.
 
 **Statistic.** For each player, the games with the partner at the table (*together*)
 against those without (*apart*), in two parts on disjoint games: the decided games, by
 Fisher's exact test of ``x``'s wins over the stranger together against apart (a 2×2 table);
-the games both lost, by the one-sided Wilcoxon–Mann–Whitney rank sum of the hand
-differences, ties broken against the pair (:func:`~integrity.domain.stats.log_rank_sum_tail`).
+the games both lost, by the one-sided Wilcoxon–Mann–Whitney rank sum of the shares, tied
+shares at their mean rank (:func:`~integrity.domain.stats.log_mid_rank_sum_tail`).
 Each in the direction asked — *better together* (more wins, fewer points) or *worse* — and
 the two p-values combined by Fisher's method (``-2 Σ log p`` against χ² with 4 degrees of
 freedom). A player is tested only with ``>= min_shared`` games together and ``>=
@@ -33,20 +35,26 @@ needs no independence.
 
 **Null.** Whether the partner sits at the table changes neither how ``x`` fares against a
 stranger when one of them wins (who wins between two players does not depend on who else
-is at the table: Luce's choice axiom, which the simulator's winner draw satisfies) nor the
-difference of two losers' hands (the game's length is common to both). The partner's own
+is at the table: Luce's choice axiom, which the simulator's winner draw satisfies) nor how
+``x``'s hand compares with a losing stranger's (the game's length is common to both; the
+share's mean is the chance that ``x`` outweighs one stranger, however many lost). The partner's own
 strength changes how often a game is decided between ``x`` and the stranger, which both
 parts condition on, so it never enters. Honest friends who queue together meet it: their
 strangers come from the same queue as at their other tables.
 
 **Family (opportunity).** The pairs co-seating discovered (who queue together: a seating
-statistic that looks at no outcome) with ``>= min_shared`` tables together.
-Benjamini–Hochberg at ``q`` over the pairs with at least one test. **False-positive
-control:** the FDR of the flagged pairs at ``q``, under the null above.
+statistic that looks at no outcome) with ``>= min_shared`` tables together. Weighted
+Benjamini–Hochberg (Genovese, Roeder & Wasserman 2006) at ``q`` over the pairs with at least
+one test: a pair's weight is its tables together over their mean in the family (a pair that
+profits must sit together often; friends who queue together now and then sit together
+less), a count of seats fixed before any outcome is read, averaging 1. **False-positive
+control:** the FDR of the flagged pairs at ``q``, under the null above (weighted BH on
+independent pairs).
 
 **Evidence:** per player, the games together and apart, the wins and losses against the
-stranger in each, and the mean hand difference of the games both lost; the player and
-direction of the test that decided. Flags are ordered by p-value, then by players.
+stranger in each, and the mean share of the games both lost; the player and direction of
+the test that decided; the tables together and the weight. Flags are ordered by ``p / w``,
+then by players.
 """
 
 from __future__ import annotations
@@ -58,11 +66,11 @@ from dataclasses import dataclass, replace
 from typing import ClassVar, Final
 
 from integrity.domain.data import TableObs
-from integrity.domain.stats import bh_log_qvalues, log_fisher_lower, log_rank_sum_tail
+from integrity.domain.stats import bh_log_qvalues, log_fisher_lower, log_mid_rank_sum_tail
 
 __all__ = ["VERSION", "PlayerSides", "Side", "TogetherFlag", "TogetherResult", "detect_together"]
 
-VERSION: Final = "together-1"
+VERSION: Final = "together-2"
 
 _LOG10: Final = math.log(10.0)
 
@@ -70,15 +78,16 @@ _LOG10: Final = math.log(10.0)
 @dataclass(frozen=True, slots=True)
 class Side:
     """A player's games against the stranger on one side (together or apart): the decided
-    ones (``won``, ``lost``) and the hand differences of those both lost."""
+    ones (``won``, ``lost``) and, in those both lost, the share of the losing strangers
+    the player's hand outweighs (``heavier``)."""
 
     won: int = 0
     lost: int = 0
-    hands: tuple[int, ...] = ()
+    heavier: tuple[float, ...] = ()
 
     @property
     def games(self) -> int:
-        return self.won + self.lost + len(self.hands)
+        return self.won + self.lost + len(self.heavier)
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,14 +101,15 @@ class PlayerSides:
     lost_together: int
     won_apart: int
     lost_apart: int
-    hands_together: float | None
-    hands_apart: float | None
+    heavier_together: float | None
+    heavier_apart: float | None
 
 
 @dataclass(frozen=True, slots=True)
 class TogetherFlag:
     """A pair whose games differ with the partner at the table: ``player`` did
     ``direction`` (``better`` or ``worse``) together; ``tests`` is the Bonferroni factor,
+    ``shared`` the pair's tables together and ``weight`` its weighted-BH weight;
     ``strength`` is ``-log10 q`` from the log-space q-value (finite when ``q`` underflows
     to 0.0)."""
 
@@ -111,6 +121,8 @@ class TogetherFlag:
     direction: str
     sides: tuple[PlayerSides, ...]
     tests: int
+    shared: int
+    weight: float
     p: float
     q: float
     strength: float
@@ -147,7 +159,7 @@ def _sides(games: Sequence[_Game], partner: str, known: frozenset[str]) -> tuple
     and apart; ``known``: the players who queue with either of the pair, never strangers."""
     won = {True: 0, False: 0}
     lost = {True: 0, False: 0}
-    hands_of: dict[bool, list[int]] = {True: [], False: []}
+    heavier: dict[bool, list[float]] = {True: [], False: []}
     for game_id, players, hands, winners, seat in games:
         strangers = [k for k, p in enumerate(players) if k != seat and p not in known]
         if not strangers:
@@ -160,10 +172,13 @@ def _sides(games: Sequence[_Game], partner: str, known: frozenset[str]) -> tuple
         elif beaten and not wins:
             lost[together] += 1
         elif not wins:
-            hands_of[together].append(hands[seat] - hands[stranger])
+            hand = hands[seat]
+            losing = [hands[k] for k in strangers if k not in winners]
+            outweighs = sum((hand > other) + (hand == other) / 2 for other in losing)
+            heavier[together].append(outweighs / len(losing))
     return (
-        Side(won[True], lost[True], tuple(hands_of[True])),
-        Side(won[False], lost[False], tuple(hands_of[False])),
+        Side(won[True], lost[True], tuple(heavier[True])),
+        Side(won[False], lost[False], tuple(heavier[False])),
     )
 
 
@@ -182,14 +197,14 @@ def _log_wins(together: Side, apart: Side, better: bool) -> float:
 def _log_direction(together: Side, apart: Side, better: bool) -> float:
     """The two parts combined by Fisher's method (χ² with 4 degrees of freedom)."""
     sign = -1 if better else 1
-    log_hands = log_rank_sum_tail(
-        [sign * d for d in together.hands], [sign * d for d in apart.hands]
+    log_hands = log_mid_rank_sum_tail(
+        [sign * v for v in together.heavier], [sign * v for v in apart.heavier]
     )
     x = -2.0 * (_log_wins(together, apart, better) + log_hands)
     return min(0.0, -x / 2 + math.log1p(x / 2))
 
 
-def _mean(values: Sequence[int]) -> float | None:
+def _mean(values: Sequence[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
@@ -218,8 +233,8 @@ def _test(
                 together.lost,
                 apart.won,
                 apart.lost,
-                _mean(together.hands),
-                _mean(apart.hands),
+                _mean(together.heavier),
+                _mean(apart.heavier),
             )
         )
         for direction in ("better", "worse"):
@@ -230,7 +245,10 @@ def _test(
     if best is None:
         return None
     log_p = min(0.0, best[0] + math.log(tests))
-    flag = TogetherFlag(pair, best[1], best[2], tuple(sides), tests, math.exp(log_p), 1.0, 0.0)
+    shared = sum(1 for game in games[pair[0]] if pair[1] in game[1])
+    flag = TogetherFlag(
+        pair, best[1], best[2], tuple(sides), tests, shared, 1.0, math.exp(log_p), 1.0, 0.0
+    )
     return log_p, flag
 
 
@@ -242,7 +260,7 @@ def detect_together(
     min_shared: int = 5,
     min_apart: int = 5,
 ) -> TogetherResult:
-    """Test each pair (see the module docstring) and flag at BH ``q``."""
+    """Test each pair (see the module docstring) and flag at weighted BH ``q``."""
     chosen = sorted({(min(a, b), max(a, b)) for a, b in pairs})
     games = _games(tables, chosen)
     neighbours: dict[str, set[str]] = {}
@@ -250,11 +268,14 @@ def detect_together(
         neighbours.setdefault(a, set()).add(b)
         neighbours.setdefault(b, set()).add(a)
     tested = [t for pair in chosen if (t := _test(pair, games, neighbours, min_shared, min_apart))]
-    log_q = bh_log_qvalues([log_p for log_p, _ in tested])
-    flags = [
-        replace(flag, q=math.exp(lq), strength=-lq / _LOG10)
-        for (_, flag), lq in zip(tested, log_q, strict=True)
+    mean = math.fsum(flag.shared for _, flag in tested) / len(tested) if tested else 1.0
+    weighted = [(log_p - math.log(flag.shared / mean), flag) for log_p, flag in tested]
+    log_q = bh_log_qvalues([log_pw for log_pw, _ in weighted])
+    found = [
+        (log_pw, replace(flag, weight=flag.shared / mean, q=math.exp(lq), strength=-lq / _LOG10))
+        for (log_pw, flag), lq in zip(weighted, log_q, strict=True)
         if lq <= math.log(q)
     ]
-    flags.sort(key=lambda f: (f.p, f.players))
+    found.sort(key=lambda item: (item[0], item[1].players))
+    flags = [flag for _, flag in found]
     return TogetherResult(flags=tuple(flags), family_size=len(tested))

@@ -176,6 +176,8 @@ def _together_row(flag: TogetherFlag) -> dict[str, Any]:
             "player": flag.player,
             "direction": flag.direction,
             "tests": flag.tests,
+            "shared": flag.shared,
+            "weight": flag.weight,
             "sides": [asdict(side) for side in flag.sides],
         },
     }

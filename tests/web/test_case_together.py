@@ -16,6 +16,8 @@ def test_a_together_flag_reads_as_sentences() -> None:
             "player": "b",
             "direction": "worse",
             "tests": 4,
+            "shared": 23,
+            "weight": 2.1,
             "sides": [
                 {
                     "player": "a",
@@ -25,8 +27,8 @@ def test_a_together_flag_reads_as_sentences() -> None:
                     "lost_together": 5,
                     "won_apart": 3,
                     "lost_apart": 4,
-                    "hands_together": -2.5,
-                    "hands_apart": 4.0,
+                    "heavier_together": 0.375,
+                    "heavier_apart": 0.5,
                 },
                 {
                     "player": "b",
@@ -36,8 +38,8 @@ def test_a_together_flag_reads_as_sentences() -> None:
                     "lost_together": 9,
                     "won_apart": 8,
                     "lost_apart": 7,
-                    "hands_together": 70.0,
-                    "hands_apart": None,
+                    "heavier_together": 0.96,
+                    "heavier_apart": None,
                 },
             ],
         },
@@ -48,10 +50,10 @@ def test_a_together_flag_reads_as_sentences() -> None:
     assert words.label == "同桌时成绩异常"
     assert words.headline.startswith("黑土与白雪同桌时，对陌生对手的战绩明显差于其他对局（q = ")
     assert words.details == [
-        "白雪：同桌 23 局，胜陌生对手 6 次、负 5 次，同输时剩余牌分平均多 -2.5；"
-        "其他 13 局，胜 3 次、负 4 次，同输时平均多 +4。",
-        "黑土：同桌 23 局，胜陌生对手 0 次、负 9 次，同输时剩余牌分平均多 +70；"
-        "其他 32 局，胜 8 次、负 7 次，同输时平均多 —。",
-        "每局与同桌一位陌生对手比较（搭档和常一起排队的人不计）：谁先出完，或两人都没出完时"
-        "谁剩的牌分多；负数表示剩得比他少。",
+        "白雪：同桌 23 局，胜陌生对手 6 次、负 5 次，同输时牌分多于陌生对手的比例 38%；"
+        "其他 13 局，胜 3 次、负 4 次，同输时 50%。",
+        "黑土：同桌 23 局，胜陌生对手 0 次、负 9 次，同输时牌分多于陌生对手的比例 96%；"
+        "其他 32 局，胜 8 次、负 7 次，同输时 —。",
+        "每局与同桌的陌生对手比较（搭档和常一起排队的人不计）：与其中一位比谁先出完；"
+        "两人都没出完时，看他的剩余牌分多于几成没出完的陌生对手（相同算一半）。",
     ]

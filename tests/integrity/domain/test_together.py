@@ -8,7 +8,13 @@ import zlib
 import pytest
 
 from integrity.domain.data import TableObs
-from integrity.domain.stats import log_rank_sum_sf, log_rank_sum_tail
+from integrity.domain.stats import (
+    bh_log_qvalues,
+    log_mid_rank_sum_tail,
+    log_normal_sf,
+    log_rank_sum_sf,
+    rank_sum,
+)
 from integrity.domain.together import Side, _log_wins, _sides, detect_together
 
 
@@ -18,23 +24,25 @@ def table(game: str, players: tuple[str, ...], hands: tuple[int, ...]) -> TableO
     return TableObs(game, 0, players, hands, scores, (winner,))
 
 
-def test_the_tail_is_the_exact_rank_sum_within_the_budget() -> None:
-    first, second = [5.0, 7.0, 9.0], [1.0, 2.0, 6.0, 8.0]
-    # ranks of the first sample in the pooled seven: 3, 5, 7 -> 15
-    assert log_rank_sum_tail(first, second) == log_rank_sum_sf(15, 3, 7)
-    # ties are broken against the first sample: a tie at 6 takes rank 4, not 5
-    assert log_rank_sum_tail([6.0, 7.0, 9.0], second) == log_rank_sum_sf(15, 3, 7)
-    assert log_rank_sum_tail([], second) == 0.0
+def test_tied_shares_take_their_mean_rank() -> None:
+    first, second = [1.0, 1.0, 0.5], [0.0, 0.5, 0.0, 1.0]
+    # pooled: 0, 0 -> rank 1.5; 0.5, 0.5 -> 3.5; 1, 1, 1 -> 6: the first sample sums 15.5
+    # against a mean of 12; tie correction (2**3 - 2) * 2 + (3**3 - 3) = 36
+    variance = 3 * 4 / 12 * (8 - 36 / (7 * 6))
+    expected = log_normal_sf((15.5 - 12 - 0.5) / math.sqrt(variance))
+    assert log_mid_rank_sum_tail(first, second) == pytest.approx(expected, rel=1e-12)
+    assert log_mid_rank_sum_tail([], second) == 0.0
+    assert log_mid_rank_sum_tail([1.0, 1.0], [1.0]) == 0.0  # all tied: no evidence
 
 
-def test_the_tail_beyond_the_budget_is_the_normal_approximation() -> None:
+def test_without_ties_the_tail_is_near_the_exact_rank_sum() -> None:
     rng = random.Random(3)
     first = [rng.gauss(0.5, 1.0) for _ in range(60)]
     second = [rng.gauss(0.0, 1.0) for _ in range(200)]
-    exact = log_rank_sum_tail(first, second, max_cells=10**9)
-    approx = log_rank_sum_tail(first, second, max_cells=0)
-    assert approx != exact
-    assert math.exp(approx) == pytest.approx(math.exp(exact), rel=0.05)
+    exact = log_rank_sum_sf(rank_sum(first, second), 60, 260, max_cells=10**9)
+    assert math.exp(log_mid_rank_sum_tail(first, second)) == pytest.approx(
+        math.exp(exact), rel=0.05
+    )
 
 
 def test_each_game_compares_the_player_with_one_stranger() -> None:
@@ -43,16 +51,17 @@ def test_each_game_compares_the_player_with_one_stranger() -> None:
         # k queues with them, so s is the stranger: x out first (a win over the stranger)
         ("g1", ("x", "y", "k", "s"), (0, 9, 3, 4), (0,), 0),
         ("g2", ("x", "k", "s"), (3, 1, 0), (2,), 0),  # apart: the stranger won
-        ("g3", ("x", "y", "s", "k"), (12, 0, 5, 7), (1,), 0),  # both lost: 12 - 5
+        ("g3", ("x", "y", "s", "k"), (12, 0, 5, 7), (1,), 0),  # both lost: x outweighs s
         ("g4", ("x", "y", "k"), (2, 9, 0), (2,), 0),  # no stranger: not used
-        ("g5", ("x", "s", "t", "u"), (3, 6, 0, 12), (2,), 0),
+        # apart, t won: x ties s and is lighter than u, a share of (1/2 + 0) / 2
+        ("g5", ("x", "s", "t", "u"), (6, 6, 0, 12), (2,), 0),
     ]
     together, apart = _sides(games, "y", frozenset({"x", "y", "k"}))
-    assert together == Side(won=1, lost=0, hands=(7,))
+    assert together == Side(won=1, lost=0, heavier=(1.0,))
     if picked == 1:  # t won, not the player: a loss to the stranger
-        assert apart == Side(won=0, lost=2, hands=())
-    else:
-        assert apart == Side(won=0, lost=1, hands=(3 - (6, 0, 12)[picked],))
+        assert apart == Side(won=0, lost=2, heavier=())
+    else:  # both lost: every losing stranger counts, not only the one picked
+        assert apart == Side(won=0, lost=1, heavier=(0.25,))
 
 
 def test_the_wins_are_fishers_exact_test_one_sided() -> None:
@@ -101,16 +110,17 @@ def test_a_feeder_worse_together_is_flagged_and_an_honest_friend_is_not() -> Non
         ("x", 40, 40),
         ("y", 40, 40),
     ]
+    assert (flag.shared, flag.weight) == (40, 1.0)  # one pair: its weight is the mean
     assert flag.q <= 0.01
     assert flag.strength == pytest.approx(-math.log10(flag.q))
 
-    # the honest pair, 200 weeks: p-values no smaller than uniform ones (at most about 2 of
-    # 200 at 0.01 and 10 at 0.05 by chance; Bonferroni over four tests keeps them fewer)
+    # the honest pair, 200 weeks: p-values no smaller than uniform ones (about 2 of 200 at
+    # 0.01 and 10 at 0.05 by chance; Bonferroni over four tests keeps them fewer)
     honest = [detect_together(week(False, seed), [("x", "y")], q=1.0) for seed in range(200)]
     assert {found.family_size for found in honest} == {1}
     p_values = sorted(found.flags[0].p for found in honest)
-    assert (sum(p <= 0.01 for p in p_values), sum(p <= 0.05 for p in p_values)) == (1, 5)
-    assert p_values[0] > 0.01 / 4
+    assert (sum(p <= 0.01 for p in p_values), sum(p <= 0.05 for p in p_values)) == (3, 7)
+    assert p_values[0] > 0.001  # uniform ones: below 0.001 in 18 % of 200-week runs
 
 
 def test_a_player_without_enough_games_apart_is_not_tested() -> None:
@@ -121,3 +131,28 @@ def test_a_player_without_enough_games_apart_is_not_tested() -> None:
     assert found.flags[0].tests == 2
     assert [s.player for s in found.flags[0].sides] == ["x"]
     assert detect_together(tables, [("x", "y")], min_apart=41).family_size == 0
+
+
+def test_pairs_that_sit_together_more_weigh_more() -> None:
+    """Weighted BH: a pair's weight is its tables together over the family's mean."""
+    many = week(True, 1)  # x and y: 40 tables together
+    renamed = {"x": "u", "y": "v"}
+    few = [  # u and v: 20 tables together (the other 20 left out), honest
+        t._replace(game_id=f"h{t.game_id}", players=tuple(renamed.get(p, p) for p in t.players))
+        for t in week(False, 2)
+        if int(t.game_id[1:-1]) % 4 != 1  # games 1, 5, 9, ... of the 40 odd ones together
+    ]
+    found = detect_together([*many, *few], [("x", "y"), ("u", "v")], q=1.0)
+    assert found.family_size == 2
+    by_pair = {flag.players: flag for flag in found.flags}
+    assert {pair: (f.shared, f.weight) for pair, f in by_pair.items()} == {
+        ("x", "y"): (40, pytest.approx(40 / 30)),
+        ("u", "v"): (20, pytest.approx(20 / 30)),
+    }
+    pairs = [("u", "v"), ("x", "y")]
+    weighted = [math.log(by_pair[p].p / by_pair[p].weight) for p in pairs]
+    expected = [math.exp(log_q) for log_q in bh_log_qvalues(weighted)]
+    assert [by_pair[p].q for p in pairs] == pytest.approx(expected)
+    assert [f.players for f in found.flags] == sorted(
+        pairs, key=lambda p: by_pair[p].p / by_pair[p].weight
+    )
