@@ -5,8 +5,9 @@ Scale 1.0 is 10,000,000 four-seat games (``--scale 0.01``: 100,000), measured at
 event are generated in SQL (``generate_series``; players by COPY), not ingested: a week of
 play, ~30 games per player, four distinct random players per game, each player on their own
 address and device; four seats in ten hold chances to punish their next player (one or two,
-as ``Seat.chances``: every bench game counts as logged, about the share of seats with chances
-in the engine's games), so the whole audit sums soft play's pairs too. Then, for each size, in
+as ``Seat.chances`` of kind punish: every bench game counts as logged, about the share of
+seats with chances to punish in the engine's games), so the whole audit sums soft play's
+pairs too. Then, for each size, in
 the same run:
 
 * **service** — the co-seating audit on its own: :func:`integrity.sql.coseating_sql`
@@ -150,7 +151,7 @@ def _seed(games: int, rng: random.Random) -> Event:
                 score, event_id, ended_at, voided, ip, device, client, chances)
             SELECT id, seat, %(first)s + idx, NULL, '', points, score, %(event)s, ended_at,
                    false, '10.0.0.0'::inet + idx, 'd-' || idx, '',
-                   CASE WHEN chance THEN ARRAY[%(first)s + next_idx, n, n - 1] END
+                   CASE WHEN chance THEN ARRAY[%(first)s + next_idx, 0, n, n - 1] END
             FROM s
             """,
             {

@@ -117,7 +117,7 @@ def run_season(
     models: str = "varied",
 ) -> SeasonRun:
     """Simulate a season and audit it in memory; with ``rules``, its games are played out
-    with move logs and soft play is audited from their chances to punish."""
+    with move logs and soft play is audited from their chances."""
     started = time.perf_counter()
     realism, cheating = MODELS[models]
     season = simulate_season(

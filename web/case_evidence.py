@@ -307,20 +307,56 @@ def _boosting(flag: Flag, name: Names) -> tuple[str, list[str]]:
     return headline, details
 
 
+#: Per kind of chance (``integrity.domain.softplay.KIND_NAMES``), its counts in words.
+_SOFTPLAY_KINDS = {
+    "punish": gettext_lazy(
+        "惩罚：对%(target)s的 %(chances)s 次机会用了 %(punished)s 次，对其他人的 %(others)s "
+        "次用了 %(punished_others)s 次。"
+    ),
+    "challenge": gettext_lazy(
+        "质疑 +4：%(target)s打出的 +4 有 %(chances)s 次可质疑，质疑了 %(punished)s 次；"
+        "其他人的 %(others)s 次质疑了 %(punished_others)s 次。"
+    ),
+    "swap": gettext_lazy(
+        "出 7 换牌：%(chances)s 次能把更少的手牌换给%(target)s，%(punished)s 次换给了别人；"
+        "对其他人的 %(others)s 次里 %(punished_others)s 次没换给对方。"
+    ),
+}
+
+
 def _softplay(flag: Flag, name: Names) -> tuple[str, list[str]]:
     e = flag.evidence
+    target = name(e["target"])
     headline = _(
-        "%(actor)s对%(target)s的 %(chances)s 次惩罚机会只用了 %(punished)s 次，"
+        "%(actor)s对%(target)s手下留情：%(chances)s 次机会只用了 %(punished)s 次，"
         "对其他人的 %(others)s 次机会用了 %(punished_others)s 次"
     ) % {
         "actor": name(e["actor"]),
-        "target": name(e["target"]),
+        "target": target,
         "chances": e["chances"],
         "punished": e["punished"],
         "others": e["chances_others"],
         "punished_others": e["punished_others"],
     }
-    return headline, [_("惩罚机会：下家只剩两张牌以内时，手里有可出的 +2、跳过、反转或 +4。")]
+    details = [
+        _SOFTPLAY_KINDS[kind["kind"]]
+        % {
+            "target": target,
+            "chances": kind["chances"],
+            "punished": kind["punished"],
+            "others": kind["chances_others"],
+            "punished_others": kind["punished_others"],
+        }
+        for kind in e.get("kinds", ())
+        if kind["kind"] in _SOFTPLAY_KINDS
+    ]
+    details.append(
+        _(
+            "机会：下家只剩两张牌以内、手里有可出的 +2、跳过、反转或 +4 时（惩罚）；对方的 +4 "
+            "可以质疑时（质疑）；出 7 换牌、对方手牌比自己多时（换牌）。"
+        )
+    )
+    return headline, details
 
 
 def _together(flag: Flag, name: Names) -> tuple[str, list[str]]:

@@ -1,4 +1,4 @@
-"""One audit over one window: seat rows (and, where logged, chances to punish) ->
+"""One audit over one window: seat rows (and, where logged, the chances of the move logs) ->
 observations -> the detectors -> case proposals (SPEC §7: audits produce flags, flags on
 related players group into cases).
 
@@ -23,7 +23,7 @@ is what runs.
 * :func:`audit` runs co-seating, point flow, "better together" (:func:`together_of`, on
   co-seating's discoveries), shared sessions (clusters and same-table links) and boosting
   over a whole window with the parameters of :class:`AuditParams`, and soft play when the
-  window's chances to punish are given;
+  window's chances are given;
   :func:`outcome` gathers the detectors' results, however they were computed (the database
   audit counts co-seating, shared sessions and soft play's pairs in SQL), and proposes cases
   (:func:`~integrity.domain.cases.propose_cases`) over all their flags.
@@ -289,7 +289,7 @@ def audit(
     chances: Iterable[Chance] | None = None,
 ) -> AuditOutcome:
     """Run the detectors over one window's observations and propose cases; soft play too
-    when the window's chances to punish (read from its move logs) are given."""
+    when the window's chances (read from its move logs) are given."""
     params = params or AuditParams()
     seconds: dict[str, float] = {}
     softplay = NO_SOFTPLAY

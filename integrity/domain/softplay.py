@@ -1,29 +1,35 @@
 """Soft play: sparing one opponent the punishments a player deals the others (SPEC §7;
 issue 28's behaviour signal from move logs).
 
-Data: the chances to punish of a window's logged games, read from their replayed move logs
-by ``tournaments.domain.chances`` (a turn on which the actor decides freely while the next
-player is threatening and the actor holds a legal +2, skip, reverse or +4), each with
-whether the actor punished.
+Data: the chances of a window's logged games, read from their replayed move logs by
+``tournaments.domain.chances``, each with its kind and whether the actor punished:
+*punish* (the next player is threatening and the actor holds a legal +2, skip, reverse or
++4), *challenge* (the target's +4 may be challenged) and *swap* (the actor's 7 could hand
+the target the better hand).
 
-Statistic: per (actor, target) pair, the actor's punishments on their chances against the
-target, against the actor's punishments on their chances against everyone else. Colluders
-spare their partner; an honest player treats every opponent alike, so the question is the
-actor against themselves, not against other players' styles.
+Statistic: per (actor, target) pair and kind, the actor's punishments on their chances
+against the target, against the actor's punishments on their chances of that kind against
+everyone else. Colluders spare their partner; an honest player treats every opponent alike,
+so the question is the actor against themselves, not against other players' styles — and
+each kind against itself, since how often anyone challenges differs from how often they
+punish.
 
-Test: Fisher's exact test, one-sided (the target is punished *less* often): conditional on
-the actor's chances and punishments, the number against the target is hypergeometric, and
-the p-value is its lower tail, exact in log space. Pairs with fewer than ``min_chances``
-chances against the target are not tested (their p-value could not reach the level).
+Test: per kind, Fisher's exact test, one-sided (the target is punished *less* often):
+conditional on the actor's chances and punishments of the kind, the number against the
+target is hypergeometric, and the p-value is its lower tail, exact in log space. The kinds
+of a pair (different decisions of different turns) are combined by Fisher's method over the
+kinds it has chances of (``-2 Σ log p`` against χ² with twice as many degrees of freedom; a
+single kind keeps its exact p-value). Pairs with fewer than ``min_chances`` chances against
+the target, all kinds together, are not tested (their p-value could not reach the level).
 
 False-positive control: Benjamini–Hochberg at ``q`` over every tested pair of the window
 (``integrity.domain.stats.bh_log_qvalues``).
 
-The test needs, per tested pair, four counts (:data:`PairChances`: the pair's chances and
-punishments, the actor's over all targets): :func:`pair_chances` counts them from the
-chances, :func:`softplay_from_counts` tests them. The database audit counts the same in SQL
-from the chances stored at ingest (``integrity.sql.softplay``, equal on the same logs:
-tests/integrity/test_softplay_sql.py) and calls :func:`softplay_from_counts` too.
+The test needs, per tested pair and kind, four counts (:data:`PairChances`: the pair's
+chances and punishments, the actor's over all targets): :func:`pair_chances` counts them
+from the chances, :func:`softplay_from_counts` tests them. The database audit counts the
+same in SQL from the chances stored at ingest (``integrity.sql.softplay``, equal on the
+same logs: tests/integrity/test_softplay_sql.py) and calls :func:`softplay_from_counts` too.
 """
 
 from __future__ import annotations
@@ -32,12 +38,15 @@ import math
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
+from itertools import groupby
 from typing import ClassVar, Final
 
 from integrity.domain.stats import bh_log_qvalues, log_fisher_lower
 
 __all__ = [
+    "KIND_NAMES",
     "Chance",
+    "KindCounts",
     "PairChances",
     "SoftPlayFlag",
     "SoftPlayResult",
@@ -46,23 +55,40 @@ __all__ = [
     "softplay_from_counts",
 ]
 
-VERSION: Final = "softplay-1"
+VERSION: Final = "softplay-2"
 
-#: A chance to punish, as ``tournaments.domain.chances`` reads it from a replayed log: the
-#: actor's player id, the target's, and whether the actor punished.
-Chance = tuple[str, str, bool]
+#: The kinds of chance by their stored number (``tournaments.domain.chances``).
+KIND_NAMES: Final = {0: "punish", 1: "challenge", 2: "swap"}
 
-#: What the test needs of one (actor, target) pair: actor, target, the chances against the
-#: target and the punishments among them, the actor's chances and punishments against
-#: everyone (the target included).
-PairChances = tuple[str, str, int, int, int, int]
+#: A chance, as ``tournaments.domain.chances`` reads it from a replayed log: the actor's
+#: player id, the target's, the kind, and whether the actor punished.
+Chance = tuple[str, str, int, bool]
+
+#: What the test needs of one (actor, target) pair and kind: actor, target, kind, the
+#: chances against the target and the punishments among them, the actor's chances and
+#: punishments of the kind against everyone (the target included).
+PairChances = tuple[str, str, int, int, int, int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class KindCounts:
+    """One kind of chance of a pair: ``punished`` of ``chances`` against the target,
+    ``punished_others`` of ``chances_others`` against everyone else, and its ``p``."""
+
+    kind: str
+    chances: int
+    punished: int
+    chances_others: int
+    punished_others: int
+    p: float
 
 
 @dataclass(frozen=True, slots=True)
 class SoftPlayFlag:
-    """An actor who spares a target: ``punished`` of ``chances`` against the target, against
-    ``punished_others`` of ``chances_others`` against everyone else; ``p`` and its ``q``.
-    A benefit signal for the case builder (``integrity.domain.cases``)."""
+    """An actor who spares a target: per kind of chance (``kinds``) and in all (``chances``,
+    ``punished`` against the target; ``chances_others``, ``punished_others`` against
+    everyone else); ``p`` combined over the kinds and its ``q``. A benefit signal for the
+    case builder (``integrity.domain.cases``)."""
 
     family: ClassVar[str] = "softplay"
     near_conclusive: ClassVar[bool] = False
@@ -73,6 +99,7 @@ class SoftPlayFlag:
     punished: int
     chances_others: int
     punished_others: int
+    kinds: tuple[KindCounts, ...]
     p: float
     q: float
 
@@ -94,51 +121,88 @@ class SoftPlayResult:
 
 
 def pair_chances(chances: Iterable[Chance], *, min_chances: int = 5) -> list[PairChances]:
-    """The counts of every pair with ``>= min_chances`` chances against the target, in
-    (actor, target) order: what the database audit's SQL returns for the same chances."""
-    pairs: Counter[tuple[str, str]] = Counter()
-    pair_punished: Counter[tuple[str, str]] = Counter()
-    totals: Counter[str] = Counter()
-    punishes: Counter[str] = Counter()
-    for actor, target, punished in chances:
-        key = (actor, target)
+    """The counts of every pair with ``>= min_chances`` chances against the target (all
+    kinds), a row per kind it has chances of, in (actor, target, kind) order: what the
+    database audit's SQL returns for the same chances."""
+    pairs: Counter[tuple[str, str, int]] = Counter()
+    pair_punished: Counter[tuple[str, str, int]] = Counter()
+    totals: Counter[tuple[str, int]] = Counter()
+    punishes: Counter[tuple[str, int]] = Counter()
+    for actor, target, kind, punished in chances:
+        key = (actor, target, kind)
         pairs[key] += 1
-        totals[actor] += 1
+        totals[actor, kind] += 1
         if punished:
             pair_punished[key] += 1
-            punishes[actor] += 1
+            punishes[actor, kind] += 1
+    per_pair: Counter[tuple[str, str]] = Counter()
+    for (actor, target, _), n in pairs.items():
+        per_pair[actor, target] += n
     return [
-        (actor, target, k, pair_punished[actor, target], totals[actor], punishes[actor])
-        for (actor, target), k in sorted(pairs.items())
-        if k >= min_chances
+        (actor, target, kind, n, pair_punished[actor, target, kind], totals[actor, kind])
+        + (punishes[actor, kind],)
+        for (actor, target, kind), n in sorted(pairs.items())
+        if per_pair[actor, target] >= min_chances
     ]
 
 
+def _log_fisher_method(log_p: list[float]) -> float:
+    """``log P(χ²_{2k} >= -2 Σ log p)`` for the ``k`` p-values (Fisher's method); one
+    p-value is returned as it is."""
+    if len(log_p) == 1:
+        return log_p[0]
+    half = -math.fsum(log_p)  # the statistic over 2
+    if half <= 0.0:
+        return 0.0
+    if half == math.inf:
+        return -math.inf
+    terms = [j * math.log(half) - math.lgamma(j + 1) for j in range(len(log_p))]
+    peak = max(terms)
+    return min(0.0, -half + peak + math.log(math.fsum(math.exp(t - peak) for t in terms)))
+
+
 def softplay_from_counts(
-    pairs: Iterable[PairChances], *, q: float = 0.01, min_chances: int = 5
+    rows: Iterable[PairChances], *, q: float = 0.01, min_chances: int = 5
 ) -> SoftPlayResult:
     """Test each pair with ``>= min_chances`` chances against the target (module docstring)
     and flag those BH keeps at ``q``, strongest evidence first. Every pair given and kept by
     ``min_chances`` is in the family, so give all of the window's."""
-    tested = sorted(pair for pair in pairs if pair[2] >= min_chances)
-    log_p = [
-        log_fisher_lower(punished, k, actor_punished, actor_chances)
-        for _, _, k, punished, actor_chances, actor_punished in tested
-    ]
-    log_q = bh_log_qvalues(log_p)
+    tested: list[tuple[str, str, tuple[KindCounts, ...], float]] = []
+    for (actor, target), group in groupby(sorted(rows), key=lambda row: (row[0], row[1])):
+        counted: list[tuple[float, KindCounts]] = []
+        for _, _, kind, k, punished, actor_chances, actor_punished in group:
+            log_p = log_fisher_lower(punished, k, actor_punished, actor_chances)
+            counted.append(
+                (
+                    log_p,
+                    KindCounts(
+                        KIND_NAMES.get(kind, str(kind)),
+                        k,
+                        punished,
+                        actor_chances - k,
+                        actor_punished - punished,
+                        math.exp(log_p),
+                    ),
+                )
+            )
+        if sum(counts.chances for _, counts in counted) < min_chances:
+            continue
+        log_p = _log_fisher_method([lp for lp, _ in counted])
+        tested.append((actor, target, tuple(counts for _, counts in counted), log_p))
+    log_q = bh_log_qvalues([log_p for *_, log_p in tested])
     flags = []
-    for pair, lp, lq in zip(tested, log_p, log_q, strict=True):
+    for (actor, target, kinds, lp), lq in zip(tested, log_q, strict=True):
         if lq > math.log(q):
             continue
-        actor, target, k, x, actor_chances, actor_punished = pair
         flags.append(
             SoftPlayFlag(
                 actor=actor,
                 target=target,
-                chances=k,
-                punished=x,
-                chances_others=actor_chances - k,
-                punished_others=actor_punished - x,
+                chances=sum(c.chances for c in kinds),
+                punished=sum(c.punished for c in kinds),
+                chances_others=sum(c.chances_others for c in kinds),
+                punished_others=sum(c.punished_others for c in kinds),
+                kinds=kinds,
                 p=math.exp(lp),
                 q=math.exp(lq),
             )

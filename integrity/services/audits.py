@@ -22,8 +22,8 @@ flags ... flags on related players group into cases").
    * the seats of the players boosting can test are read, each with its table's players
      (:func:`~integrity.sql.window.seats_of`), their residuals computed with the window's
      skills (:func:`~integrity.domain.audit.seat_residuals`), and boosting runs on them;
-   * soft play's counts per (actor, target) pair are summed in SQL from the chances to
-     punish stored at ingest (:func:`~integrity.sql.softplay.softplay_counts`: only the
+   * soft play's counts per (actor, target) pair and kind are summed in SQL from the
+     chances stored at ingest (:func:`~integrity.sql.softplay.softplay_counts`: only the
      pairs it tests come to Python), and the pure test runs on them
      (:func:`~integrity.domain.softplay.softplay_from_counts`);
    * once the other connection is done, the tables of the players point flow can test are

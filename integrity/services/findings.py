@@ -160,6 +160,7 @@ def _softplay_row(flag: SoftPlayFlag) -> dict[str, Any]:
             "punished": flag.punished,
             "chances_others": flag.chances_others,
             "punished_others": flag.punished_others,
+            "kinds": [asdict(kind) for kind in flag.kinds],
         },
     }
 

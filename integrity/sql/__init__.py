@@ -11,7 +11,7 @@ accelerator equals its pure rule in :mod:`integrity.domain` on the same data
   (:func:`integrity.domain.coseating.detect_coseating`);
 * :mod:`integrity.sql.sessions` — shared sessions' graph
   (:func:`integrity.domain.sessions.detect_sessions`);
-* :mod:`integrity.sql.softplay` — soft play's counts per pair, from the chances to punish
+* :mod:`integrity.sql.softplay` — soft play's counts per pair and kind, from the chances
   stored at ingest (:func:`integrity.domain.softplay.detect_softplay`).
 
 The audit service (:mod:`integrity.services.audits`) runs them and the pure detectors.

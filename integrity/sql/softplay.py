@@ -1,6 +1,6 @@
 """Soft play counted in PostgreSQL (SPEC §7; issue 28 "a partner spared the punishments dealt
 to everyone else"): the counts :func:`~integrity.domain.softplay.softplay_from_counts` needs,
-summed from the chances to punish that ingest stored on each seat (``Seat.chances``: the
+summed from the chances that ingest stored on each seat (``Seat.chances``: the
 replay's own reading of the move log, ``tournaments.domain.chances``), so only the pairs the
 test can use come to Python. Equal to :func:`~integrity.domain.softplay.pair_chances` over
 the chances read from the same logs (tests/integrity/test_softplay_sql.py).
@@ -21,38 +21,39 @@ from integrity.domain.softplay import PairChances, SoftPlayResult, softplay_from
 from integrity.sql.window import WORK_MEMORY, audit_transaction, window_sql
 from tournaments.models import Event
 
-#: Per (actor, target) pair with ``>= %(min_chances)s`` chances against the target: the
-#: pair's chances and punishments and the actor's over every target, by external id. Each
-#: seat's ``chances`` are flat (target player id, chances, punished) triples; a target whose
-#: seat is voided is found through the partial index of the voided seats' games. The pairs
-#: are summed once, the actor's totals over them by a window (no second pass over the seats);
-#: only then are the tested pairs kept. The window's seats are selected first (``OFFSET 0``),
-#: so the planner joins them with their estimated count, not with its guess of a thousand
-#: triples per seat.
+#: Per (actor, target) pair with ``>= %(min_chances)s`` chances against the target (all
+#: kinds), a row per kind: the pair's chances and punishments of the kind and the actor's
+#: over every target, by external id. Each seat's ``chances`` are flat (target player id,
+#: kind, chances, punished) quadruples; a target whose seat is voided is found through the
+#: partial index of the voided seats' games. The pairs are summed once, the actor's totals
+#: and the pair's over the kinds by windows (no second pass over the seats); only then are
+#: the tested pairs kept. The window's seats are selected first (``OFFSET 0``), so the
+#: planner joins them with their estimated count, not with its guess of a thousand
+#: quadruples per seat.
 _SOFTPLAY_SQL = """
-    SELECT xa.external_id, xb.external_id, p.n, p.k, p.actor_n, p.actor_k
+    SELECT xa.external_id, xb.external_id, p.kind, p.n, p.k, p.actor_n, p.actor_k
     FROM (
-        SELECT a, b, n, k, (sum(n) OVER actor)::bigint AS actor_n,
-               (sum(k) OVER actor)::bigint AS actor_k
+        SELECT a, b, kind, n, k, (sum(n) OVER actor)::bigint AS actor_n,
+               (sum(k) OVER actor)::bigint AS actor_k, sum(n) OVER pair AS pair_n
         FROM (
-            SELECT c.a, c.chances[i] AS b,
-                   sum(c.chances[i + 1]::int) AS n, sum(c.chances[i + 2]::int) AS k
+            SELECT c.a, c.chances[i] AS b, c.chances[i + 1] AS kind,
+                   sum(c.chances[i + 2]::int) AS n, sum(c.chances[i + 3]::int) AS k
             FROM (
                 SELECT s.game_id AS g, s.player_id AS a, s.chances FROM tournaments_seat s
                 WHERE {window} AND s.chances IS NOT NULL
                 OFFSET 0
-            ) AS c, generate_series(1, cardinality(c.chances), 3) AS i
+            ) AS c, generate_series(1, cardinality(c.chances), 4) AS i
             WHERE NOT EXISTS (
                 SELECT 1 FROM tournaments_seat v
                 WHERE v.voided AND v.game_id = c.g AND v.player_id = c.chances[i]
             )
-            GROUP BY 1, 2
+            GROUP BY 1, 2, 3
         ) AS pairs
-        WINDOW actor AS (PARTITION BY a)
+        WINDOW actor AS (PARTITION BY a, kind), pair AS (PARTITION BY a, b)
     ) AS p
     JOIN accounts_player xa ON xa.id = p.a
     JOIN accounts_player xb ON xb.id = p.b
-    WHERE p.n >= %(min_chances)s
+    WHERE p.pair_n >= %(min_chances)s
 """
 
 
@@ -64,8 +65,8 @@ def softplay_counts(
     min_chances: int = 5,
 ) -> list[PairChances]:
     """The counts of every pair of the window with ``>= min_chances`` chances against the
-    target, in (actor, target) order: :func:`~integrity.domain.softplay.pair_chances` of the
-    window's chances."""
+    target, a row per kind, in (actor, target, kind) order:
+    :func:`~integrity.domain.softplay.pair_chances` of the window's chances."""
     window, values = window_sql(window_start, window_end, event)
     values["min_chances"] = min_chances
     with audit_transaction(), connection.cursor() as cursor:
@@ -82,8 +83,8 @@ def softplay_counts(
         cursor.execute(_SOFTPLAY_SQL.format(window=window), values)
         # Sorted here, not by the database's collation: the order of Python's strings.
         return sorted(
-            (actor, target, n, k, actor_n, actor_k)
-            for actor, target, n, k, actor_n, actor_k in cursor.fetchall()
+            (actor, target, kind, n, k, actor_n, actor_k)
+            for actor, target, kind, n, k, actor_n, actor_k in cursor.fetchall()
         )
 
 

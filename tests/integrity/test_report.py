@@ -89,7 +89,7 @@ def test_a_small_logged_report_audits_soft_play() -> None:
         "flags": 4,
         "false": 0,
         "fdp": 0.0,
-        "family_size": 52,
+        "family_size": 160,
     }
     assert honest["detectors"]["softplay"]["flags"] == 0
     assert injected["pairs"]["cased"]["found"] == injected["pairs"]["cased"]["eligible"] == 1

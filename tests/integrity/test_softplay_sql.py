@@ -1,5 +1,5 @@
-"""Soft play in the database audit (issue 28): the chances to punish stored at ingest, summed
-per (actor, target) pair in SQL (integrity/sql/softplay.py), equal the pure counts of the
+"""Soft play in the database audit (issue 28): the chances stored at ingest, summed per
+(actor, target) pair and kind in SQL (integrity/sql/softplay.py), equal the pure counts of the
 same logs read by tournaments/domain/chances.py (integrity.domain.softplay.pair_chances), and
 voided games and players drop out of both alike; the audit of a logged week with soft-playing
 colluders flags them, and the honest week of the same seed raises no soft-play flag."""
@@ -68,7 +68,8 @@ def test_the_sql_counts_equal_the_pure_counts_of_the_same_logs(
     sql = softplay_counts(**_window(week), min_chances=min_chances)
 
     assert sql == pure
-    assert len(sql) == {1: 2_977, 5: 52, 12: 1}[min_chances]
+    # rows per pair and kind (punish and challenge: the classic rules have no swapping 7)
+    assert len(sql) == {1: 5_900, 5: 306, 12: 12}[min_chances]
     # A window audit (every event overlapping the days) reads the same seats.
     start, end = day_window(week.starts_at.date(), week.ends_at.date())
     assert softplay_counts(window_start=start, window_end=end, min_chances=min_chances) == pure
@@ -99,10 +100,10 @@ def test_voided_games_and_voided_players_drop_out_of_the_counts(week: Event) -> 
     player_games_void(player=player.player, events=[week], by=None, reason="test")
 
     kept = [
-        (actor, target, punished)
+        (actor, target, kind, punished)
         for record in records
         if record["id"] != game_id
-        for actor, target, punished in chances_of(record, CLASSIC)
+        for actor, target, kind, punished in chances_of(record, CLASSIC)
         if beneficiary not in (actor, target)
     ]
     assert softplay_counts(**_window(week), min_chances=1) == pair_chances(kept, min_chances=1)
@@ -125,8 +126,8 @@ def test_the_audit_of_a_logged_week_flags_the_soft_playing_colluders(week: Event
     found = [(f.evidence["actor"], f.evidence["target"]) for f in flags]
     pure = detect_softplay(_chances(records))
     assert found == [(flag.actor, flag.target) for flag in pure.flags]
-    assert (run.stats["flags"]["softplay"], run.stats["softplay_family"]) == (4, 52)
-    assert run.stats["versions"]["softplay"] == "softplay-1"
+    assert (run.stats["flags"]["softplay"], run.stats["softplay_family"]) == (4, 160)
+    assert run.stats["versions"]["softplay"] == "softplay-2"
     # Every flag names two accounts of one injected group, each sparing the other.
     assert all(any(set(pair) <= group for group in groups) for pair in found)
     # One way in each farm, both ways in the second pair; the first pair meets too seldom.
@@ -140,8 +141,10 @@ def test_the_audit_of_a_logged_week_flags_the_soft_playing_colluders(week: Event
     ]
     flag = flags[0]
     assert flag.player_keys == sorted(found[0])
-    assert (flag.family, flag.version, flag.statistic) == ("behaviour", "softplay-1", 0.0)
+    assert (flag.family, flag.version, flag.statistic) == ("behaviour", "softplay-2", 0.0)
     assert flag.evidence["punished"] == 0
+    assert [kind["kind"] for kind in flag.evidence["kinds"]] == ["punish", "challenge"]
+    assert [kind["punished"] for kind in flag.evidence["kinds"]] == [0, 0]
     assert flag.q_value is not None
     assert flag.q_value <= 0.01
     # A soft-play flag is a benefit signal: each flagged group's accounts share a case that
@@ -159,9 +162,9 @@ def test_the_audit_of_the_honest_logged_week_raises_no_soft_play_flag(week: Even
 
     run = audit_event(event=week)
 
-    assert (run.stats["flags"]["softplay"], run.stats["softplay_family"]) == (0, 30)
+    assert (run.stats["flags"]["softplay"], run.stats["softplay_family"]) == (0, 138)
     assert not Flag.objects.filter(run=run, detector="softplay").exists()
-    assert detect_softplay(_chances(records)).family_size == 30
+    assert detect_softplay(_chances(records)).family_size == 138
 
 
 def test_a_window_without_logs_has_no_soft_play_family(

@@ -1,8 +1,9 @@
-"""Chances to punish stored at ingest (issue 28; tournaments/services/ingest_validation.py,
+"""Chances stored at ingest (issue 28; tournaments/services/ingest_validation.py,
 game_copy.py): the replay that checks a logged game's log reads its chances too, and they land
-on the actors' seats as (target player id, chances, punished) triples; a game without a log,
-and a seat without a chance, store nothing. The migration that added the column fills it the
-same way for games logged before it. A log is stored with its column's compression."""
+on the actors' seats as (target player id, kind, chances, punished) quadruples; a game without
+a log, and a seat without a chance, store nothing. The migrations that added the column and
+the kind fill it the same way for games logged before them. A log is stored with its column's
+compression."""
 
 import importlib
 from collections import Counter
@@ -27,17 +28,17 @@ pytestmark = pytest.mark.django_db
 
 def _expected(record: dict[str, Any], pks: dict[str, int]) -> dict[str, list[int] | None]:
     """Each player's stored chances as the pure reading of the record's log gives them:
-    per target in seat order, (target pk, chances, punished)."""
+    per target in seat order and kind, (target pk, kind, chances, punished)."""
     seat_of = {seat["player"]["id"]: i for i, seat in enumerate(record["seats"])}
-    counts: Counter[tuple[str, str]] = Counter()
-    punished: Counter[tuple[str, str]] = Counter()
-    for actor, target, hit in chances_of(record, CLASSIC):
-        counts[actor, target] += 1
-        punished[actor, target] += hit
+    counts: Counter[tuple[str, str, int]] = Counter()
+    punished: Counter[tuple[str, str, int]] = Counter()
+    for actor, target, kind, hit in chances_of(record, CLASSIC):
+        counts[actor, target, kind] += 1
+        punished[actor, target, kind] += hit
     stored: dict[str, list[int] | None] = dict.fromkeys(seat_of)
-    for actor, target in sorted(counts, key=lambda pair: (seat_of[pair[0]], seat_of[pair[1]])):
-        triple = [pks[target], counts[actor, target], punished[actor, target]]
-        stored[actor] = [*(stored[actor] or []), *triple]
+    for actor, target, kind in sorted(counts, key=lambda k: (seat_of[k[0]], seat_of[k[1]], k[2])):
+        quadruple = [pks[target], kind, counts[actor, target, kind], punished[actor, target, kind]]
+        stored[actor] = [*(stored[actor] or []), *quadruple]
     return stored
 
 
@@ -61,12 +62,19 @@ def test_a_logged_game_stores_its_chances_on_the_actors_seats(event: Event) -> N
         assert _stored(record["id"]) == _expected(record, pks), record["id"]
     assert _stored("g-nolog") == dict.fromkeys(PLAYERS)
     stored = [chances for chances in Seat.objects.values_list("chances", flat=True) if chances]
-    seats, pairs = len(stored), sum(len(chances) // 3 for chances in stored)
-    chances = sum(n for c in stored for n in c[1::3])
-    punished = sum(k for c in stored for k in c[2::3])
-    # Twelve games: 25 chances on 19 of their 48 seats, each against one target; the bots
-    # punished 21.
-    assert (seats, pairs, chances, punished) == (19, 19, 25, 21)
+    by_kind: dict[int, list[int]] = {}
+    for c in stored:
+        for at in range(0, len(c), 4):
+            counts = by_kind.setdefault(c[at + 1], [0, 0, 0])
+            counts[0] += 1
+            counts[1] += c[at + 2]
+            counts[2] += c[at + 3]
+    # Twelve games (classic: +4s may be challenged, 7s swap nothing), 30 of their 48 seats
+    # with chances. Per kind, the (actor, target) entries, their chances and the bots'
+    # punishments: 25 chances to punish, 21 taken; 21 +4s faced, 5 challenged (the bots
+    # challenge 30 % of them).
+    assert len(stored) == 30
+    assert by_kind == {0: [19, 25, 21], 1: [21, 21, 5]}
 
 
 def test_the_migration_fills_the_chances_of_games_logged_before_it(event: Event) -> None:
@@ -81,7 +89,12 @@ def test_the_migration_fills_the_chances_of_games_logged_before_it(event: Event)
 
     migration = importlib.import_module("tournaments.migrations.0014_seat_chances")
     migration.backfill(apps, None)
+    assert {game: _stored(game) for game in before} == before
 
+    # Seats holding chances without their kind are read again, with it.
+    Seat.objects.filter(chances__isnull=False).update(chances=[1, 2, 3])
+    kinds = importlib.import_module("tournaments.migrations.0015_seat_chance_kinds")
+    kinds.reread(apps, None)
     assert {game: _stored(game) for game in before} == before
 
 

@@ -8,8 +8,10 @@ ok by construction of the rules, and a log that did not would fail the engine at
 The bots play plausibly, not well, and make the mistakes the rules price: they forget to
 call UNO, catch others, call UNO or catch wrongly now and then, challenge a +4 and bluff one,
 jump in, stack and bounce, and let the turn timer run out (``auto``). They usually punish a
-threatening next player when they can; a colluding bot spares its partners (``soft_on``),
-the soft play ``integrity.domain.softplay`` looks for. Everything comes from
+threatening next player when they can, and a 7 swaps with the seat holding the fewest
+cards. A colluding bot spares its partners (``soft_on``), the soft play
+``integrity.domain.softplay`` looks for: it never punishes them, never challenges their +4,
+and hands them its hand with a 7 when theirs is larger. Everything comes from
 the ``random.Random`` given, so a seed gives the same game.
 """
 
@@ -47,7 +49,8 @@ class Bot:
     time_out: float = 0.02
     #: How often it punishes a threatening next player when it can (+2, skip, reverse, +4).
     punish: float = 0.75
-    #: The seats it spares (soft play: a colluder never punishes its partner).
+    #: The seats it spares (soft play: a colluder never punishes nor challenges its partner,
+    #: and a 7 hands the partner its hand when the partner's is larger).
     soft_on: frozenset[int] = frozenset()
 
     def colour(self, hand: Sequence[str], rng: random.Random) -> str:
@@ -63,7 +66,8 @@ class Bot:
         others = [move for move in options if "play" not in move]
         if table.pending:
             challenge = [move for move in others if "challenge" in move]
-            if challenge and rng.random() < self.challenge:
+            spared = table.pending_by in self.soft_on
+            if challenge and not spared and rng.random() < self.challenge:
                 return challenge[0]
             draws = [move for move in others if "draw" in move]
             if plays and (not draws or rng.random() < self.stack):
@@ -114,8 +118,11 @@ class Bot:
             favourite = self.colour([c for c in hand if c not in played], rng)
             move = {**move, "color": favourite if favourite in allowed else min(allowed)}
         if "swap" in move:
+            played = move["play"] if isinstance(move["play"], list) else [move["play"]]
+            kept = len(hand) - len(played)
+            gifts = [i for i in sorted(self.soft_on) if len(table.hands[i]) > kept]
             sizes = [(len(h), i) for i, h in enumerate(table.hands) if i != seat]
-            move = {**move, "swap": min(sizes)[1]}
+            move = {**move, "swap": gifts[0] if gifts else min(sizes)[1]}
         return move
 
 

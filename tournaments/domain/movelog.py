@@ -266,6 +266,11 @@ class Table:
         return self._started
 
     @property
+    def challengeable(self) -> bool:
+        """Whether the player whose turn it is may challenge the +4 it faces."""
+        return self._challengeable
+
+    @property
     def has_drawn(self) -> bool:
         """Whether the player whose turn it is has drawn on this turn already."""
         return self._drew is not None

@@ -67,8 +67,8 @@ def backfill(apps: Any, schema_editor: Any) -> None:
             if not (verdict.ok or verdict.move is None) or not found:
                 continue
             held: dict[int, list[int]] = {}
-            for actor, target, chances, punished in chance_counts(found):
-                held.setdefault(actor, []).extend((table[target][1], chances, punished))
+            for actor, target, kind, chances, punished in chance_counts(found):
+                held.setdefault(actor, []).extend((table[target][1], kind, chances, punished))
             changed.extend(Seat(pk=table[actor][0], chances=held[actor]) for actor in held)
         Seat.objects.bulk_update(changed, ["chances"], batch_size=CHUNK)
 

@@ -81,10 +81,11 @@ class Seat(models.Model):
     event are read from one index without a join. The session (ip, device, client) is
     personal data: reviewers only.
 
-    ``chances`` are the player's chances to punish in the game's move log
-    (``tournaments.domain.chances``; the soft-play detector's data), written at ingest from
-    the replay that checked the log: flat triples (target player id, chances, punished), one
-    per player it could punish; null when the game has no log or the player had no chance.
+    ``chances`` are the player's chances in the game's move log (to punish, to challenge a
+    +4, to hand over a better hand with a 7: ``tournaments.domain.chances``; the soft-play
+    detector's data), written at ingest from the replay that checked the log: flat
+    quadruples (target player id, kind, chances, punished), one per player and kind; null
+    when the game has no log or the player had no chance.
     The target is the player's pk (players never change seats), so the audit sums them per
     pair without a join (``integrity.sql.softplay``)."""
 
@@ -113,7 +114,7 @@ class Seat(models.Model):
         indexes = [
             models.Index(fields=["event", "player", "ended_at"]),
             models.Index(fields=["game"], condition=models.Q(voided=True), name="seat_voided_game"),
-            # The seats with chances to punish, by window: an audit reads only these, and a
+            # The seats with chances, by window: an audit reads only these, and a
             # seat without a log (or without a chance) costs this index nothing.
             models.Index(
                 fields=["event", "ended_at"],

@@ -4,9 +4,9 @@ Games are COPYed into a temporary staging table, then moved with
 ``INSERT … SELECT … ORDER BY record_id ON CONFLICT (record_id) DO NOTHING RETURNING``: the
 unique ``record_id`` decides which of two concurrent writers of one record wins, and the
 fixed order keeps two overlapping batches from deadlocking. Seats are COPYed straight into
-their table, only for the games actually inserted, each actor's chances to punish (read by
-the replay that checked the log) as an array literal of (target player id, chances,
-punished) triples (``Seat.chances``). Runs inside the caller's transaction.
+their table, only for the games actually inserted, each actor's chances (read by the replay
+that checked the log) as an array literal of (target player id, kind, chances, punished)
+quadruples (``Seat.chances``). Runs inside the caller's transaction.
 """
 
 import json
@@ -124,11 +124,11 @@ def games_copy(*, games: Sequence[CheckedGame], now: datetime) -> dict[str, int]
 
 
 def _chances(game: CheckedGame, ids: Sequence[int]) -> list[str]:
-    """Per seat, its chances to punish as a COPY field: ``{target id,chances,punished,…}``,
+    """Per seat, its chances as a COPY field: ``{target id,kind,chances,punished,…}``,
     or null (``ids``: the seats' player pks)."""
     held: dict[int, list[str]] = {}
-    for actor, target, chances, punished in game.chances:
-        held.setdefault(actor, []).append(f"{ids[target]},{chances},{punished}")
+    for actor, target, kind, chances, punished in game.chances:
+        held.setdefault(actor, []).append(f"{ids[target]},{kind},{chances},{punished}")
     return ["{" + ",".join(held[seat]) + "}" if seat in held else NULL for seat in range(len(ids))]
 
 

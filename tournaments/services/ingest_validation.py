@@ -31,7 +31,7 @@ Decisions (the record format is fixed by SPEC §9; these close what it leaves op
 * **Move log** (optional): it must replay under the event's rules of play
   (``Event.play_rules``, ``tournaments.domain.movelog.replay``) to exactly the record's seats,
   hands and ending; else the record is rejected at ``log`` with the replay's verdict
-  ("move 17: seat 2 plays G5 on R3"). The same replay reads the game's chances to punish
+  ("move 17: seat 2 plays G5 on R3"). The same replay reads the game's chances
   (``tournaments.domain.chances``: its observer, no second pass), kept in compact form as
   ``CheckedGame.chances`` and stored on the actors' seats (``game_copy``).
 * **Scores**: singles by the season's ``singles_scoring``, doubles by ``tour_doubles``.
@@ -103,7 +103,7 @@ class CheckedGame:
     ended_by: str
     seats: tuple[CheckedSeat, ...]
     log: Any
-    #: The chances to punish read from the log as it replayed, (actor seat, target seat,
+    #: The chances read from the log as it replayed, (actor seat, target seat, kind,
     #: chances, punished) (``tournaments.domain.chances.chance_counts``); none without a log.
     chances: tuple[ChanceCount, ...] = ()
 

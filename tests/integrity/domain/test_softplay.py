@@ -1,17 +1,19 @@
 """Soft play (issue 28): integrity/domain/softplay.py on chances read from engine-played
-logs by tournaments/domain/chances.py."""
+logs by tournaments/domain/chances.py: to punish, to challenge a +4, to hand over a better
+hand with a 7, each kind tested against itself and the kinds combined per pair."""
 
 import math
 import random
 from collections import Counter
+from typing import Any
 
 import pytest
 
-from integrity.domain.softplay import Chance, detect_softplay
+from integrity.domain.softplay import Chance, KindCounts, detect_softplay
 from integrity.domain.stats import log_fisher_lower
 from tournaments.domain.chances import chances_of
 from tournaments.domain.engine import Bot, play_game
-from tournaments.domain.rules import PRESETS
+from tournaments.domain.rules import PRESETS, ruleset_from_spec
 
 CLASSIC = PRESETS["classic"]
 
@@ -26,8 +28,8 @@ def test_the_fisher_lower_tail_is_exact() -> None:
     assert log_fisher_lower(0, 6, 5, 10) == -math.inf
 
 
-def chances(actor: str, target: str, punished: int, of: int) -> list[Chance]:
-    return [(actor, target, i < punished) for i in range(of)]
+def chances(actor: str, target: str, punished: int, of: int, kind: int = 0) -> list[Chance]:
+    return [(actor, target, kind, i < punished) for i in range(of)]
 
 
 def test_an_actor_sparing_one_target_is_flagged_and_an_even_one_is_not() -> None:
@@ -44,7 +46,36 @@ def test_an_actor_sparing_one_target_is_flagged_and_an_even_one_is_not() -> None
     ]
     flag = found.flags[0]
     assert flag.p == pytest.approx(math.exp(log_fisher_lower(0, 12, 30, 52)), rel=1e-9)
+    assert flag.kinds == (KindCounts("punish", 12, 0, 40, 30, flag.p),)
     assert flag.q <= 0.01
+
+
+def test_each_kind_is_tested_against_itself_and_the_kinds_combined() -> None:
+    """a challenges b's +4s 0 of 6 times and everyone else's 6 of 20; a punishes b 3 of 6
+    times and everyone else 15 of 30. Pooled, a's rates against b would mix the kinds."""
+    found = detect_softplay(
+        chances("a", "b", 0, 6, kind=1)
+        + chances("a", "c", 6, 20, kind=1)
+        + chances("a", "b", 3, 6)
+        + chances("a", "c", 15, 30),
+        q=1.0,
+    )
+    flag = next(f for f in found.flags if f.players == ("a", "b"))
+    challenge = math.exp(log_fisher_lower(0, 6, 6, 26))
+    punish = math.exp(log_fisher_lower(3, 6, 18, 36))
+    assert flag.kinds == (
+        KindCounts("punish", 6, 3, 30, 15, pytest.approx(punish)),
+        KindCounts("challenge", 6, 0, 20, 6, pytest.approx(challenge)),
+    )
+    # Fisher's method, four degrees of freedom: P(χ² >= x) = e^(-x/2) (1 + x/2)
+    half = -math.log(challenge * punish)
+    assert flag.p == pytest.approx(math.exp(-half) * (1 + half), rel=1e-9)
+    assert (flag.chances, flag.punished, flag.chances_others, flag.punished_others) == (
+        12,
+        3,
+        50,
+        21,
+    )
 
 
 def test_pairs_with_too_few_chances_are_not_tested() -> None:
@@ -53,13 +84,13 @@ def test_pairs_with_too_few_chances_are_not_tested() -> None:
 
 
 def logged_week(
-    soft: bool, games: int, seed: int
-) -> tuple[list[tuple[str, str, bool]], Counter[str]]:
+    soft: bool, games: int, seed: int, rules: Any = CLASSIC
+) -> tuple[list[Chance], Counter[str]]:
     """Engine games among 16 players; with ``soft``, p00 spares p01 and p01 spares p00.
     The pair sits together in about a third of p00's games."""
     rng = random.Random(seed)
     names = [f"p{i:02d}" for i in range(16)]
-    found: list[tuple[str, str, bool]] = []
+    found: list[Chance] = []
     tables: Counter[str] = Counter()
     for _ in range(games):
         table = rng.sample(names[2:], 2)
@@ -73,7 +104,7 @@ def logged_week(
             Bot(soft_on=frozenset(pair - {k})) if soft and k in pair and len(pair) == 2 else Bot()
             for k in range(4)
         ]
-        game = play_game(CLASSIC, random.Random(rng.getrandbits(64)), bots=bots)
+        game = play_game(rules, random.Random(rng.getrandbits(64)), bots=bots)
         record = {
             "seats": [
                 {"player": {"id": n}, "hand": h} for n, h in zip(table, game.hands, strict=True)
@@ -81,7 +112,7 @@ def logged_week(
             "ended_by": game.ended_by,
             "log": game.log,
         }
-        found.extend(chances_of(record, CLASSIC))
+        found.extend(chances_of(record, rules))
         tables.update(table)
     return found, tables
 
@@ -96,3 +127,20 @@ def test_simulated_colluders_who_soft_play_are_found_and_honest_players_are_not(
     flags = detect_softplay(colluding, q=0.01).flags
     assert {(f.actor, f.target) for f in flags} == {("p00", "p01"), ("p01", "p00")}
     assert all(f.q <= 0.01 and f.punished == 0 for f in flags)
+
+
+def test_colluders_spare_each_other_on_every_kind_of_chance() -> None:
+    """With 7s that swap, a colluding bot also hands its partner the better hand and never
+    challenges the partner's +4: every kind against the partner is spared."""
+    sevens = ruleset_from_spec({"preset": "classic", "switches": {"seven_zero": True}})
+    honest, _ = logged_week(soft=False, games=1500, seed=4, rules=sevens)
+    assert detect_softplay(honest, q=0.01).flags == ()
+    colluding, _ = logged_week(soft=True, games=1500, seed=4, rules=sevens)
+    flags = detect_softplay(colluding, q=0.01).flags
+    assert {(f.actor, f.target) for f in flags} == {("p00", "p01"), ("p01", "p00")}
+    for flag in flags:
+        assert {kind.kind for kind in flag.kinds} == {"punish", "challenge", "swap"}
+        assert all(kind.punished == 0 for kind in flag.kinds)
+        swap = next(kind for kind in flag.kinds if kind.kind == "swap")
+        assert swap.chances > 0
+        assert swap.punished_others > 0
