@@ -14,13 +14,14 @@ so the question is the actor against themselves, not against other players' styl
 each kind against itself, since how often anyone challenges differs from how often they
 punish.
 
-Test: per kind, Fisher's exact test, one-sided (the target is punished *less* often):
-conditional on the actor's chances and punishments of the kind, the number against the
-target is hypergeometric, and the p-value is its lower tail, exact in log space. The kinds
-of a pair (different decisions of different turns) are combined by Fisher's method over the
-kinds it has chances of (``-2 Σ log p`` against χ² with twice as many degrees of freedom; a
-single kind keeps its exact p-value). Pairs with fewer than ``min_chances`` chances against
-the target, all kinds together, are not tested (their p-value could not reach the level).
+Test: Fisher's exact test, one-sided (the target is punished *less* often), stratified by
+kind: conditional on the actor's chances and punishments of each kind, the number of each
+kind against the target is hypergeometric, and the p-value is the lower tail of their sum
+(:func:`~integrity.domain.stats.log_fisher_sum_lower`, exact in log space; with one kind,
+Fisher's own). A partner spared on every kind counts on every kind; a kind with few chances
+(a +4 or two between them) adds little and dilutes nothing. Pairs with fewer than
+``min_chances`` chances against the target of every kind are not tested (their p-value
+could hardly reach the level).
 
 False-positive control: Benjamini–Hochberg at ``q`` over every tested pair of the window
 (``integrity.domain.stats.bh_log_qvalues``).
@@ -41,7 +42,7 @@ from dataclasses import dataclass
 from itertools import groupby
 from typing import ClassVar, Final
 
-from integrity.domain.stats import bh_log_qvalues, log_fisher_lower
+from integrity.domain.stats import bh_log_qvalues, log_fisher_lower, log_fisher_sum_lower
 
 __all__ = [
     "KIND_NAMES",
@@ -73,7 +74,8 @@ PairChances = tuple[str, str, int, int, int, int, int]
 @dataclass(frozen=True, slots=True)
 class KindCounts:
     """One kind of chance of a pair: ``punished`` of ``chances`` against the target,
-    ``punished_others`` of ``chances_others`` against everyone else, and its ``p``."""
+    ``punished_others`` of ``chances_others`` against everyone else, and the p-value of
+    this kind alone (evidence; the pair's test is stratified over its kinds)."""
 
     kind: str
     chances: int
@@ -87,7 +89,7 @@ class KindCounts:
 class SoftPlayFlag:
     """An actor who spares a target: per kind of chance (``kinds``) and in all (``chances``,
     ``punished`` against the target; ``chances_others``, ``punished_others`` against
-    everyone else); ``p`` combined over the kinds and its ``q``. A benefit signal for the
+    everyone else); ``p`` stratified over the kinds and its ``q``. A benefit signal for the
     case builder (``integrity.domain.cases``)."""
 
     family: ClassVar[str] = "softplay"
@@ -121,8 +123,8 @@ class SoftPlayResult:
 
 
 def pair_chances(chances: Iterable[Chance], *, min_chances: int = 5) -> list[PairChances]:
-    """The counts of every pair with ``>= min_chances`` chances against the target (all
-    kinds), a row per kind it has chances of, in (actor, target, kind) order: what the
+    """The counts of every pair with ``>= min_chances`` chances against the target of one
+    kind, a row per kind it has chances of, in (actor, target, kind) order: what the
     database audit's SQL returns for the same chances."""
     pairs: Counter[tuple[str, str, int]] = Counter()
     pair_punished: Counter[tuple[str, str, int]] = Counter()
@@ -135,60 +137,43 @@ def pair_chances(chances: Iterable[Chance], *, min_chances: int = 5) -> list[Pai
         if punished:
             pair_punished[key] += 1
             punishes[actor, kind] += 1
-    per_pair: Counter[tuple[str, str]] = Counter()
+    most: Counter[tuple[str, str]] = Counter()  # the pair's chances of its commonest kind
     for (actor, target, _), n in pairs.items():
-        per_pair[actor, target] += n
-    return [
-        (actor, target, kind, n, pair_punished[actor, target, kind], totals[actor, kind])
-        + (punishes[actor, kind],)
-        for (actor, target, kind), n in sorted(pairs.items())
-        if per_pair[actor, target] >= min_chances
-    ]
-
-
-def _log_fisher_method(log_p: list[float]) -> float:
-    """``log P(χ²_{2k} >= -2 Σ log p)`` for the ``k`` p-values (Fisher's method); one
-    p-value is returned as it is."""
-    if len(log_p) == 1:
-        return log_p[0]
-    half = -math.fsum(log_p)  # the statistic over 2
-    if half <= 0.0:
-        return 0.0
-    if half == math.inf:
-        return -math.inf
-    terms = [j * math.log(half) - math.lgamma(j + 1) for j in range(len(log_p))]
-    peak = max(terms)
-    return min(0.0, -half + peak + math.log(math.fsum(math.exp(t - peak) for t in terms)))
+        most[actor, target] = max(most[actor, target], n)
+    rows: list[PairChances] = []
+    for (actor, target, kind), n in sorted(pairs.items()):
+        if most[actor, target] >= min_chances:
+            hit = pair_punished[actor, target, kind]
+            rows.append((actor, target, kind, n, hit, totals[actor, kind], punishes[actor, kind]))
+    return rows
 
 
 def softplay_from_counts(
     rows: Iterable[PairChances], *, q: float = 0.01, min_chances: int = 5
 ) -> SoftPlayResult:
-    """Test each pair with ``>= min_chances`` chances against the target (module docstring)
-    and flag those BH keeps at ``q``, strongest evidence first. Every pair given and kept by
-    ``min_chances`` is in the family, so give all of the window's."""
+    """Test each pair with ``>= min_chances`` chances of one kind against the target (module
+    docstring) and flag those BH keeps at ``q``, strongest evidence first. Every pair given
+    and kept by ``min_chances`` is in the family, so give all of the window's."""
     tested: list[tuple[str, str, tuple[KindCounts, ...], float]] = []
     for (actor, target), group in groupby(sorted(rows), key=lambda row: (row[0], row[1])):
-        counted: list[tuple[float, KindCounts]] = []
+        counted: list[KindCounts] = []
+        strata: list[tuple[int, int, int, int]] = []
         for _, _, kind, k, punished, actor_chances, actor_punished in group:
-            log_p = log_fisher_lower(punished, k, actor_punished, actor_chances)
+            strata.append((punished, k, actor_punished, actor_chances))
             counted.append(
-                (
-                    log_p,
-                    KindCounts(
-                        KIND_NAMES.get(kind, str(kind)),
-                        k,
-                        punished,
-                        actor_chances - k,
-                        actor_punished - punished,
-                        math.exp(log_p),
-                    ),
+                KindCounts(
+                    KIND_NAMES.get(kind, str(kind)),
+                    k,
+                    punished,
+                    actor_chances - k,
+                    actor_punished - punished,
+                    math.exp(log_fisher_lower(punished, k, actor_punished, actor_chances)),
                 )
             )
-        if sum(counts.chances for _, counts in counted) < min_chances:
+        if max(counts.chances for counts in counted) < min_chances:
             continue
-        log_p = _log_fisher_method([lp for lp, _ in counted])
-        tested.append((actor, target, tuple(counts for _, counts in counted), log_p))
+        log_p = log_fisher_sum_lower(strata)
+        tested.append((actor, target, tuple(counted), log_p))
     log_q = bh_log_qvalues([log_p for *_, log_p in tested])
     flags = []
     for (actor, target, kinds, lp), lq in zip(tested, log_q, strict=True):

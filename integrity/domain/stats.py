@@ -38,6 +38,9 @@ is a finite number and still ranks correctly against 1e-300:
   Hoeffding's (1963, §6) bound for sampling without replacement, ``exp(-2 n t**2 /
   (N-1)**2)`` with ``t`` the mean rank's excess over ``(N+1)/2`` — never below the exact
   tail, so again conservative.
+* :func:`log_fisher_lower` / :func:`log_fisher_sum_lower` — Fisher's exact test of a 2×2
+  table, one-sided (the hypergeometric lower tail), and its stratified form: the lower tail
+  of the sum over several tables, each with its margins fixed.
 * :func:`log_mid_rank_sum_tail` — the same test for samples of few distinct values (shares
   such as 0, 1/2 and 1), where breaking the many ties against the first sample would throw
   its evidence away: tied values share their mean rank, and the tail is the normal
@@ -58,6 +61,7 @@ __all__ = [
     "bh_qvalues",
     "log_binomial_sf",
     "log_fisher_lower",
+    "log_fisher_sum_lower",
     "log_mid_rank_sum_tail",
     "log_normal_sf",
     "log_poisson_binomial_sf",
@@ -345,3 +349,35 @@ def log_fisher_lower(x: int, k: int, successes: int, total: int) -> float:
     ]
     peak = max(terms)
     return min(0.0, peak + math.log(sum(math.exp(term - peak) for term in terms)))
+
+
+def log_fisher_sum_lower(strata: Sequence[tuple[int, int, int, int]]) -> float:
+    """``log P(X_1 + … + X_m <= x_1 + … + x_m)`` for independent hypergeometric ``X_i``,
+    each given as :func:`log_fisher_lower`'s ``(x, k, successes, total)``: the exact
+    conditional test of one direction across 2×2 tables (strata), every margin fixed — the
+    exact form of the Cochran–Mantel–Haenszel test's one-sided question. A stratum whose
+    table cannot move adds nothing; no strata: 0 (p = 1)."""
+    dist: dict[int, float] = {0: 0.0}
+    for x, k, successes, total in strata:
+        low, high = max(0, k - (total - successes)), min(k, successes)
+        if not low <= x <= high:
+            raise ValueError(f"{x} successes in {k} draws is impossible here")
+        denominator = _log_comb(total, k)
+        pmf = [
+            (j, _log_comb(successes, j) + _log_comb(total - successes, k - j) - denominator)
+            for j in range(low, high + 1)
+        ]
+        terms: dict[int, list[float]] = {}
+        for s, log_s in dist.items():
+            for j, log_j in pmf:
+                terms.setdefault(s + j, []).append(log_s + log_j)
+        dist = {s: _log_sum(values) for s, values in terms.items()}
+    observed = sum(x for x, *_ in strata)
+    return min(0.0, _log_sum([v for s, v in dist.items() if s <= observed]))
+
+
+def _log_sum(logs: Sequence[float]) -> float:
+    peak = max(logs)
+    if peak == _NEG_INF:
+        return peak
+    return peak + math.log(math.fsum(math.exp(v - peak) for v in logs))

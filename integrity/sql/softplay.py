@@ -21,12 +21,12 @@ from integrity.domain.softplay import PairChances, SoftPlayResult, softplay_from
 from integrity.sql.window import WORK_MEMORY, audit_transaction, window_sql
 from tournaments.models import Event
 
-#: Per (actor, target) pair with ``>= %(min_chances)s`` chances against the target (all
-#: kinds), a row per kind: the pair's chances and punishments of the kind and the actor's
+#: Per (actor, target) pair with ``>= %(min_chances)s`` chances of one kind against the
+#: target, a row per kind: the pair's chances and punishments of the kind and the actor's
 #: over every target, by external id. Each seat's ``chances`` are flat (target player id,
 #: kind, chances, punished) quadruples; a target whose seat is voided is found through the
 #: partial index of the voided seats' games. The pairs are summed once, the actor's totals
-#: and the pair's over the kinds by windows (no second pass over the seats); only then are
+#: and the pair's most of one kind by windows (no second pass over the seats); only then are
 #: the tested pairs kept. The window's seats are selected first (``OFFSET 0``), so the
 #: planner joins them with their estimated count, not with its guess of a thousand
 #: quadruples per seat.
@@ -34,7 +34,7 @@ _SOFTPLAY_SQL = """
     SELECT xa.external_id, xb.external_id, p.kind, p.n, p.k, p.actor_n, p.actor_k
     FROM (
         SELECT a, b, kind, n, k, (sum(n) OVER actor)::bigint AS actor_n,
-               (sum(k) OVER actor)::bigint AS actor_k, sum(n) OVER pair AS pair_n
+               (sum(k) OVER actor)::bigint AS actor_k, max(n) OVER pair AS pair_n
         FROM (
             SELECT c.a, c.chances[i] AS b, c.chances[i + 1] AS kind,
                    sum(c.chances[i + 2]::int) AS n, sum(c.chances[i + 3]::int) AS k
@@ -64,8 +64,8 @@ def softplay_counts(
     event: Event | None = None,
     min_chances: int = 5,
 ) -> list[PairChances]:
-    """The counts of every pair of the window with ``>= min_chances`` chances against the
-    target, a row per kind, in (actor, target, kind) order:
+    """The counts of every pair of the window with ``>= min_chances`` chances of one kind
+    against the target, a row per kind, in (actor, target, kind) order:
     :func:`~integrity.domain.softplay.pair_chances` of the window's chances."""
     window, values = window_sql(window_start, window_end, event)
     values["min_chances"] = min_chances

@@ -86,10 +86,10 @@ def test_a_small_logged_report_audits_soft_play() -> None:
     # Both pairs' and both farms' accounts spare each other in their logs: every soft-play
     # flag names two accounts of one group, and the honest twin raises none.
     assert injected["detectors"]["softplay"] == {
-        "flags": 4,
+        "flags": 6,
         "false": 0,
         "fdp": 0.0,
-        "family_size": 160,
+        "family_size": 54,
     }
     assert honest["detectors"]["softplay"]["flags"] == 0
     assert injected["pairs"]["cased"]["found"] == injected["pairs"]["cased"]["eligible"] == 1

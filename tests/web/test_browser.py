@@ -753,6 +753,68 @@ def test_a_reviewer_reads_the_top_case(
     shoot(driver, "review-case-plan", at="#sanction")
 
 
+def test_a_reviewer_reads_soft_play_kind_by_kind(
+    transactional_db: Any, live_server: Any, driver: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A soft-play flag on the farm's case (from move logs: the audit of logged games writes
+    them) reads kind by kind: punishments, +4s let pass, 7s that hand over the better hand."""
+    from integrity.models import Flag
+    from tests.accounts.signin import browser_sign_in
+
+    reviewer, farm = reviewer_farm(driver, monkeypatch)
+    first = farm.case.flags.first()
+    assert first is not None
+    flag = Flag.objects.create(
+        run=first.run,
+        detector=Flag.Detector.SOFTPLAY,
+        version="softplay-2",
+        family=Flag.Family.BEHAVIOUR,
+        player_keys=["b", "h"],
+        statistic=0,
+        p_value=2e-7,
+        q_value=3.2e-5,
+        evidence={
+            "actor": "h",
+            "target": "b",
+            "chances": 19,
+            "punished": 0,
+            "chances_others": 61,
+            "punished_others": 38,
+            "kinds": [
+                {
+                    "kind": kind,
+                    "chances": n,
+                    "punished": 0,
+                    "chances_others": others,
+                    "punished_others": k,
+                    "p": p,
+                }
+                for kind, n, others, k, p in (
+                    ("punish", 12, 40, 30, 1e-6),
+                    ("challenge", 3, 9, 3, 0.3),
+                    ("swap", 4, 12, 5, 0.1),
+                )
+            ],
+        },
+    )
+    flag.players.set(farm.case.players.all())
+    farm.case.flags.add(flag)
+    browser_sign_in(driver, live_server.url, reviewer, next_path=f"/review/cases/{farm.case.pk}/")
+    wait_for(driver, lambda d: d.current_url.endswith(f"/review/cases/{farm.case.pk}/"))
+    assert (
+        "黑土对白雪手下留情：19 次机会只用了 0 次，对其他人的 61 次机会用了 38 次（q = 3.2×10⁻⁵）"
+        in [e.text for e in css_all(driver, ".flag-headline")]
+    )
+    assert texts(driver, ".flag-softplay .flag-details li")[:3] == [
+        "惩罚：对白雪的 12 次机会用了 0 次，对其他人的 40 次用了 30 次。",
+        "质疑 +4：白雪打出的 +4 有 3 次可质疑，质疑了 0 次；其他人的 9 次质疑了 3 次。",
+        "出 7 换牌：4 次能把更少的手牌换给白雪，0 次换给了别人；"
+        "对其他人的 12 次里 5 次没换给对方。",
+    ]
+    no_blocking_violations(driver)
+    shoot(driver, "review-case-softplay", at=".flag-softplay")
+
+
 def test_a_reviewer_sanctions_and_a_second_reviewer_upholds_the_appeal(
     transactional_db: Any, live_server: Any, driver: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:

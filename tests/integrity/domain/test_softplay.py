@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from integrity.domain.softplay import Chance, KindCounts, detect_softplay
-from integrity.domain.stats import log_fisher_lower
+from integrity.domain.stats import log_fisher_lower, log_fisher_sum_lower
 from tournaments.domain.chances import chances_of
 from tournaments.domain.engine import Bot, play_game
 from tournaments.domain.rules import PRESETS, ruleset_from_spec
@@ -50,9 +50,10 @@ def test_an_actor_sparing_one_target_is_flagged_and_an_even_one_is_not() -> None
     assert flag.q <= 0.01
 
 
-def test_each_kind_is_tested_against_itself_and_the_kinds_combined() -> None:
+def test_each_kind_is_tested_against_itself_and_the_kinds_stratified() -> None:
     """a challenges b's +4s 0 of 6 times and everyone else's 6 of 20; a punishes b 3 of 6
-    times and everyone else 15 of 30. Pooled, a's rates against b would mix the kinds."""
+    times and everyone else 15 of 30. Pooled, a's rates against b would mix the kinds; the
+    test is the sum of b's punishments over the two tables, each with its margins."""
     found = detect_softplay(
         chances("a", "b", 0, 6, kind=1)
         + chances("a", "c", 6, 20, kind=1)
@@ -70,15 +71,35 @@ def test_each_kind_is_tested_against_itself_and_the_kinds_combined() -> None:
         ("challenge", 6, 0, 20, 6),
     ]
     assert [k.p for k in flag.kinds] == pytest.approx([punish, challenge], rel=1e-12)
-    # Fisher's method, four degrees of freedom: P(χ² >= x) = e^(-x/2) (1 + x/2)
-    half = -math.log(challenge * punish)
-    assert flag.p == pytest.approx(math.exp(-half) * (1 + half), rel=1e-9)
+    assert flag.p == pytest.approx(math.exp(log_fisher_sum_lower([(3, 6, 18, 36), (0, 6, 6, 26)])))
     assert (flag.chances, flag.punished, flag.chances_others, flag.punished_others) == (
         12,
         3,
         50,
         21,
     )
+
+
+def test_the_stratified_tail_sums_the_tables_exactly() -> None:
+    """P(X + Y <= 1) for X ~ 2 draws of 4 with 2 successes, Y ~ 1 draw of 3 with 1 success,
+    by enumeration: P(X=0) = 1/6, P(X=1) = 4/6; P(Y=0) = 2/3, P(Y=1) = 1/3."""
+    expected = 1 / 6 * 2 / 3 + 1 / 6 * 1 / 3 + 4 / 6 * 2 / 3
+    assert math.exp(log_fisher_sum_lower([(1, 2, 2, 4), (0, 1, 1, 3)])) == pytest.approx(
+        expected, rel=1e-12
+    )
+    # one table: Fisher's own tail
+    assert log_fisher_sum_lower([(1, 5, 5, 10)]) == pytest.approx(log_fisher_lower(1, 5, 5, 10))
+    assert log_fisher_sum_lower([]) == 0.0
+    with pytest.raises(ValueError, match="impossible"):
+        log_fisher_sum_lower([(3, 2, 2, 4)])
+
+
+def test_a_pair_is_tested_with_enough_chances_of_one_kind() -> None:
+    # four chances to punish and four +4s: eight against b, but never five of one kind
+    spread = chances("a", "b", 0, 4) + chances("a", "b", 0, 4, kind=1)
+    others = chances("a", "c", 30, 40) + chances("a", "c", 8, 20, kind=1)
+    assert detect_softplay(spread + others, min_chances=5).family_size == 1  # a -> c only
+    assert detect_softplay(spread + others, min_chances=4).family_size == 2
 
 
 def test_pairs_with_too_few_chances_are_not_tested() -> None:
