@@ -378,11 +378,11 @@ def _together(flag: Flag, name: Names) -> tuple[str, list[str]]:
             "together": side["together"],
             "won_together": side["won_together"],
             "lost_together": side["lost_together"],
-            "heavier_together": percent(side["heavier_together"]),
+            "heavier_together": percent(side.get("heavier_together")),
             "apart": side["apart"],
             "won_apart": side["won_apart"],
             "lost_apart": side["lost_apart"],
-            "heavier_apart": percent(side["heavier_apart"]),
+            "heavier_apart": percent(side.get("heavier_apart")),
         }
         for side in e["sides"]
     ]

@@ -57,3 +57,30 @@ def test_a_together_flag_reads_as_sentences() -> None:
         "每局与同桌的陌生对手比较（搭档和常一起排队的人不计）：与其中一位比谁先出完；"
         "两人都没出完时，看他的剩余牌分多于几成没出完的陌生对手（相同算一半）。",
     ]
+
+
+def test_a_flag_stored_before_the_shares_reads_without_them() -> None:
+    """A together-1 flag (mean hand differences, no shares) still reads; the shares show —."""
+    side = {
+        "player": "a",
+        "together": 23,
+        "apart": 13,
+        "won_together": 6,
+        "lost_together": 5,
+        "won_apart": 3,
+        "lost_apart": 4,
+        "hands_together": -2.5,
+        "hands_apart": 4.0,
+    }
+    flag = Flag(
+        detector="together",
+        player_keys=["a", "b"],
+        q_value=0.004,
+        evidence={"player": "a", "direction": "better", "tests": 2, "sides": [side]},
+    )
+    with translation.override("zh-hans"):
+        words = flag_words(flag, {"a": "白雪", "b": "黑土"}.__getitem__)
+    assert words.details[0] == (
+        "白雪：同桌 23 局，胜陌生对手 6 次、负 5 次，同输时牌分多于陌生对手的比例 —；"
+        "其他 13 局，胜 3 次、负 4 次，同输时 —。"
+    )

@@ -1,5 +1,5 @@
-"""Chances to punish, read from a replayed move log (SPEC §9 move log v1; the soft-play
-detector's data, ``integrity.domain.softplay``).
+"""Chances to punish or to spare, read from a replayed move log (SPEC §9 move log v1; the
+soft-play detector's data, ``integrity.domain.softplay``).
 
 A **chance** is a decision of a player (the actor) that can hurt another (the target) or
 spare him. Three kinds:
@@ -42,7 +42,6 @@ from tournaments.domain.rules import Ruleset
 
 __all__ = [
     "CHALLENGE",
-    "KINDS",
     "PUNISH",
     "PUNISHING",
     "SWAP",
@@ -58,7 +57,6 @@ __all__ = [
 PUNISH: Final = 0
 CHALLENGE: Final = 1
 SWAP: Final = 2
-KINDS: Final = (PUNISH, CHALLENGE, SWAP)
 
 #: The cards that stop the next player's coming turn.
 PUNISHING: Final = frozenset({"D2", "WD4", "S", "R"})
