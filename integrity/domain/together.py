@@ -23,8 +23,8 @@ filling its table) is not used. Per game, one of:
 against those without (*apart*), in two parts on disjoint games: the decided games, by
 Fisher's exact test of ``x``'s wins over the stranger together against apart (a 2×2 table);
 the games both lost, by the one-sided Wilcoxon–Mann–Whitney rank sum of the shares, tied
-shares at their mean rank (:func:`~integrity.domain.stats.log_mid_rank_sum_tail`).
-Each in the direction asked — *better together* (more wins, fewer points) or *worse* — and
+shares at their mean rank (normal approximation,
+:func:`~integrity.domain.stats.log_mid_rank_sum_tail`). Each in the direction asked — *better together* (more wins, fewer points) or *worse* — and
 the two p-values combined by Fisher's method (``-2 Σ log p`` against χ² with 4 degrees of
 freedom). A player is tested only with ``>= min_shared`` games together and ``>=
 min_apart`` apart (a farm's feeder who plays only on the farm has no apart games; its
@@ -37,9 +37,9 @@ needs no independence.
 stranger when one of them wins (who wins between two players does not depend on who else
 is at the table: Luce's choice axiom, which the simulator's winner draw satisfies) nor how
 ``x``'s hand compares with a losing stranger's (the game's length is common to both; the
-share's mean is the chance that ``x`` outweighs one stranger, however many lost). The partner's own
-strength changes how often a game is decided between ``x`` and the stranger, which both
-parts condition on, so it never enters. Honest friends who queue together meet it: their
+share's mean is the chance that ``x`` outweighs one stranger, however many lost). The
+partner's own strength changes how often a game is decided between ``x`` and the stranger,
+which both parts condition on, so it never enters. Honest friends who queue together meet it: their
 strangers come from the same queue as at their other tables.
 
 **Family (opportunity).** The pairs co-seating discovered (who queue together: a seating
