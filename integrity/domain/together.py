@@ -24,14 +24,14 @@ against those without (*apart*), in two parts on disjoint games: the decided gam
 Fisher's exact test of ``x``'s wins over the stranger together against apart (a 2×2 table);
 the games both lost, by the one-sided Wilcoxon–Mann–Whitney rank sum of the shares, tied
 shares at their mean rank (normal approximation,
-:func:`~integrity.domain.stats.log_mid_rank_sum_tail`). Each in the direction asked — *better together* (more wins, fewer points) or *worse* — and
-the two p-values combined by Fisher's method (``-2 Σ log p`` against χ² with 4 degrees of
-freedom). A player is tested only with ``>= min_shared`` games together and ``>=
-min_apart`` apart (a farm's feeder who plays only on the farm has no apart games; its
-partner, who has, is tested). The pair's p-value is the smallest of its tests times their
-number (Bonferroni over the two or four tests, a number fixed by counts of games): the
-tests of one pair are dependent (when one goes out the other does not), and Bonferroni
-needs no independence.
+:func:`~integrity.domain.stats.log_mid_rank_sum_tail`). Each in the direction asked —
+*better together* (more wins, fewer points) or *worse* — and the two p-values combined by
+Fisher's method (``-2 Σ log p`` against χ² with 4 degrees of freedom). A player is tested
+only with ``>= min_shared`` games together and ``>= min_apart`` apart (a farm's feeder who
+plays only on the farm has no apart games; its partner, who has, is tested). The pair's
+p-value is the smallest of its tests times their number (Bonferroni over the two or four
+tests, a number fixed by counts of games): the tests of one pair are dependent (when one
+goes out the other does not), and Bonferroni needs no independence.
 
 **Null.** Whether the partner sits at the table changes neither how ``x`` fares against a
 stranger when one of them wins (who wins between two players does not depend on who else
