@@ -6,6 +6,17 @@ from django.utils import translation
 from integrity.models import Flag
 from web.case_evidence import flag_words
 
+#: One player's games together and apart, as the flag row stores them (without the shares).
+COUNTS = {
+    "player": "a",
+    "together": 23,
+    "apart": 13,
+    "won_together": 6,
+    "lost_together": 5,
+    "won_apart": 3,
+    "lost_apart": 4,
+}
+
 
 def test_a_together_flag_reads_as_sentences() -> None:
     flag = Flag(
@@ -19,17 +30,7 @@ def test_a_together_flag_reads_as_sentences() -> None:
             "shared": 23,
             "weight": 2.1,
             "sides": [
-                {
-                    "player": "a",
-                    "together": 23,
-                    "apart": 13,
-                    "won_together": 6,
-                    "lost_together": 5,
-                    "won_apart": 3,
-                    "lost_apart": 4,
-                    "heavier_together": 0.375,
-                    "heavier_apart": 0.5,
-                },
+                {**COUNTS, "heavier_together": 0.375, "heavier_apart": 0.5},
                 {
                     "player": "b",
                     "together": 23,
@@ -61,17 +62,7 @@ def test_a_together_flag_reads_as_sentences() -> None:
 
 def test_a_flag_stored_before_the_shares_reads_without_them() -> None:
     """A together-1 flag (mean hand differences, no shares) still reads; the shares show —."""
-    side = {
-        "player": "a",
-        "together": 23,
-        "apart": 13,
-        "won_together": 6,
-        "lost_together": 5,
-        "won_apart": 3,
-        "lost_apart": 4,
-        "hands_together": -2.5,
-        "hands_apart": 4.0,
-    }
+    side = {**COUNTS, "hands_together": -2.5, "hands_apart": 4.0}
     flag = Flag(
         detector="together",
         player_keys=["a", "b"],
