@@ -335,20 +335,21 @@ def _log_comb(n: int, k: int) -> float:
     return math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
 
 
+def _hypergeometric(k: int, successes: int, total: int) -> list[tuple[int, float]]:
+    """``(j, log P(X = j))`` over the support of ``X`` hypergeometric: ``k`` draws from
+    ``total`` of which ``successes`` are successes."""
+    denominator = _log_comb(total, k)
+    return [
+        (j, _log_comb(successes, j) + _log_comb(total - successes, k - j) - denominator)
+        for j in range(max(0, k - (total - successes)), min(k, successes) + 1)
+    ]
+
+
 def log_fisher_lower(x: int, k: int, successes: int, total: int) -> float:
     """``log P(X <= x)`` for ``X`` hypergeometric: ``k`` draws from ``total`` of which
     ``successes`` are successes (Fisher's exact test, lower tail)."""
-    low = max(0, k - (total - successes))
-    high = min(x, successes, k)
-    if high < low:
-        return -math.inf
-    denominator = _log_comb(total, k)
-    terms = [
-        _log_comb(successes, i) + _log_comb(total - successes, k - i) - denominator
-        for i in range(low, high + 1)
-    ]
-    peak = max(terms)
-    return min(0.0, peak + math.log(sum(math.exp(term - peak) for term in terms)))
+    terms = [log_p for j, log_p in _hypergeometric(k, successes, total) if j <= x]
+    return min(0.0, _log_sum(terms)) if terms else -math.inf
 
 
 def log_fisher_sum_lower(strata: Sequence[tuple[int, int, int, int]]) -> float:
@@ -359,14 +360,9 @@ def log_fisher_sum_lower(strata: Sequence[tuple[int, int, int, int]]) -> float:
     table cannot move adds nothing; no strata: 0 (p = 1)."""
     dist: dict[int, float] = {0: 0.0}
     for x, k, successes, total in strata:
-        low, high = max(0, k - (total - successes)), min(k, successes)
-        if not low <= x <= high:
+        pmf = _hypergeometric(k, successes, total)
+        if not pmf[0][0] <= x <= pmf[-1][0]:
             raise ValueError(f"{x} successes in {k} draws is impossible here")
-        denominator = _log_comb(total, k)
-        pmf = [
-            (j, _log_comb(successes, j) + _log_comb(total - successes, k - j) - denominator)
-            for j in range(low, high + 1)
-        ]
         terms: dict[int, list[float]] = {}
         for s, log_s in dist.items():
             for j, log_j in pmf:
@@ -377,6 +373,7 @@ def log_fisher_sum_lower(strata: Sequence[tuple[int, int, int, int]]) -> float:
 
 
 def _log_sum(logs: Sequence[float]) -> float:
+    """``log Σ exp(v)`` over ``logs`` (not empty), scaled by the largest."""
     peak = max(logs)
     if peak == _NEG_INF:
         return peak

@@ -39,8 +39,8 @@ is at the table: Luce's choice axiom, which the simulator's winner draw satisfie
 ``x``'s hand compares with a losing stranger's (the game's length is common to both; the
 share's mean is the chance that ``x`` outweighs one stranger, however many lost). The
 partner's own strength changes how often a game is decided between ``x`` and the stranger,
-which both parts condition on, so it never enters. Honest friends who queue together meet it: their
-strangers come from the same queue as at their other tables.
+which both parts condition on, so it never enters. Honest friends who queue together meet
+it: their strangers come from the same queue as at their other tables.
 
 **Family (opportunity).** The pairs co-seating discovered (who queue together: a seating
 statistic that looks at no outcome) with ``>= min_shared`` tables together. Weighted
