@@ -68,9 +68,11 @@ MIN_BOOSTED = 30
 MIN_OWNER = 10
 
 #: The simulator's models by name: (honest play, cheaters). Besides the varied models and
-#: the first simulator's, two stress tests of boosting's null: 1 % travellers (another
+#: the first simulator's, three stress tests of the nulls: 1 % travellers (another
 #: network, half of them on a borrowed device, for 1-3 days: sessions that change hands
-#: without a hired player) and 5 % improvers gaining 2-3 SD within the week.
+#: without a hired player), 5 % improvers gaining 2-3 SD within the week, and 10 % students
+#: on campuses (many accounts on one address range, the same evening hours, another
+#: network every weekend).
 MODELS: dict[str, tuple[Realism, Cheating]] = {
     "varied": (VARIED_REALISM, VARIED_CHEATING),
     "legacy": (Realism(), Cheating()),
@@ -79,6 +81,7 @@ MODELS: dict[str, tuple[Realism, Cheating]] = {
         replace(VARIED_REALISM, improver_share=0.05, improver_gain=(2.0, 3.0)),
         VARIED_CHEATING,
     ),
+    "campuses": (replace(VARIED_REALISM, campus_share=0.1), VARIED_CHEATING),
 }
 
 

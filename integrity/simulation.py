@@ -43,6 +43,10 @@ the rest on ``time``. Records are game record v1 (SPEC §9) and pass ingest vali
 * *Friends who queue together* (``friend_share``, 3 % in the varied population): groups of
   2–3 (outside households) queueing together for 5–20 % of their games, a third of the
   groups on one home address (households of friends); nobody is fed.
+* *Campuses* (``campus_share``, 0 in the varied population; a stress knob): students on
+  campuses of 100–400 accounts, who play on weekdays from the campus's few public addresses
+  in one range (its NAT) and at weekends from home, in the evening: many accounts on one
+  address, queueing at the same hours, and a change of network every weekend.
 
 **Cheaters** (``cheaters`` × accounts; none in households):
 
@@ -80,7 +84,7 @@ Labels (:class:`~integrity.simulation_population.Labels`): ``as_dict()`` is ``{"
 file of ``manage.py simulate_season``); ``boosts`` holds each booster's model, the round and
 moment the hired player starts (``change``) and, when the owner comes back inside the
 window, the moment he does (``revert``); ``honest`` the honest accounts by model (heavy,
-improver, traveller, household, mobile, tablet, new_phone); ``details()`` all of it.
+improver, traveller, household, mobile, tablet, new_phone, campus); ``details()`` all of it.
 
 The population (accounts, sharing, cheaters) is built by :mod:`integrity.simulation_population`,
 the play (sessions, matchmaking, games) by :mod:`integrity.simulation_play`.

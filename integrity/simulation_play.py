@@ -199,6 +199,8 @@ class Simulator(Population):
             ip = rng.choice(self.pools[account.gateway])
         else:
             ip = account.home_ip
+        if account.campus and t // ROUNDS_PER_DAY % 7 < 5:  # a student on a weekday
+            ip = rng.choice(account.campus)
         away = account.away
         if away is not None and away[0] <= t < away[1]:
             ip, device = away[2], away[3] or device

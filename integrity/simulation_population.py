@@ -1,6 +1,6 @@
 """The simulated population (see :mod:`integrity.simulation`): accounts with their homes,
 devices and carrier gateways, the real-world sharing of honest players (households, carrier
-NAT, second devices, new phones), the honest models that stress boosting's null (heavy
+NAT, campuses, second devices, new phones), the honest models that stress boosting's null (heavy
 players, steady improvers who change phone), honest friends who queue together, and the
 injected cheaters (farms, colluding pairs of five models, boosters of three) with their
 labels. Deterministic in the seed (named
@@ -52,6 +52,13 @@ class Realism:
     friend_share: float = 0.0
     friend_together: tuple[float, float] = (0.05, 0.2)
     friend_household: float = 0.3
+    #: Campuses: this share of the accounts (outside households and the stress models) are
+    #: students, on campuses of ``campus_size`` accounts. On weekdays a student plays from
+    #: the campus's ``campus_pool`` public addresses (one range: the campus NAT), at weekends
+    #: from home; students play in the evening.
+    campus_share: float = 0.0
+    campus_size: tuple[int, int] = (100, 400)
+    campus_pool: int = 4
 
 
 @dataclass(frozen=True)
@@ -117,7 +124,7 @@ PAIR_PLAY: Final = {
 }
 
 #: The honest stress models an account may be labelled with (besides the real-world sharing
-#: ``household``, ``mobile``, ``tablet``, ``new_phone``).
+#: ``household``, ``mobile``, ``tablet``, ``new_phone``, ``campus``).
 HONEST_MODELS: Final = ("heavy", "improver", "traveller", "friends")
 
 
@@ -165,6 +172,7 @@ class Account:
     weekly: float | None = None  # games a week, instead of the median times the activity
     gain: float = 0.0  # skill gained linearly over the window (a steady improver)
     away: tuple[int, int, str, str] | None = None  # a traveller: from, to, ip, device or ""
+    campus: tuple[str, ...] = ()  # a student: the campus's public addresses
     hire: Hire | None = None
 
 
@@ -194,7 +202,7 @@ class Boost:
 class Labels:
     """The injected cheaters (``as_dict``: the labels file), with each booster's model and
     change (``boosts``) and the honest accounts by model (``honest``: heavy, improver,
-    household, mobile, tablet, new_phone)."""
+    household, mobile, tablet, new_phone, campus)."""
 
     farms: list[list[str]] = field(default_factory=list)
     pairs: list[list[str]] = field(default_factory=list)
@@ -314,6 +322,8 @@ class Population:
         self.stressed: set[int] = set()
         if realism.heavy_share or realism.improver_share or realism.traveller_share:
             self._stress(random.Random(f"integrity-stress:{seed}"))  # noqa: S311
+        if realism.campus_share:
+            self._campuses(random.Random(f"integrity-campus:{seed}"))  # noqa: S311
         self.labels = Labels()
         self.groups: list[Group] = []
         self.friends: set[int] = set()
@@ -370,6 +380,25 @@ class Population:
             self.accounts[i].away = away
         self.stressed = set(order[: heavy + improvers + travellers])
 
+    def _campuses(self, rng: random.Random) -> None:
+        """Students on campuses (outside households and the stress models; see
+        :class:`Realism`): each campus one address range, its students' evening hours."""
+        realism = self.realism
+        taken = self.household | self.stressed
+        order = [i for i in range(len(self.accounts)) if i not in taken]
+        rng.shuffle(order)
+        budget = min(len(order), round(realism.campus_share * len(self.accounts)))
+        at = 0
+        while at < budget:
+            size = min(rng.randint(*realism.campus_size), budget - at)
+            block = f"{rng.randint(36, 223)}.{rng.randint(0, 255)}.{rng.randint(0, 255)}"
+            pool = tuple(f"{block}.{rng.randint(1, 254)}" for _ in range(realism.campus_pool))
+            for i in order[at : at + size]:
+                self.accounts[i].campus = pool
+                self.accounts[i].mobile_only = False
+                self.peak[i] = min(23.5, max(18.0, rng.gauss(21.5, 1.0)))
+            at += size
+
     def _friends(self, rng: random.Random) -> None:
         """Honest friend groups of 2-3 that queue together (see :class:`Realism`), outside
         households and the stress models; some of them on one home address."""
@@ -415,6 +444,7 @@ class Population:
             "tablet": [],
             "new_phone": [],
             "friends": [],
+            "campus": [],
         }
         for i, account in enumerate(self.accounts):
             player = account.player.id
@@ -436,6 +466,8 @@ class Population:
                 models["new_phone"].append(player)
             if i in self.friends:
                 models["friends"].append(player)
+            if account.campus:
+                models["campus"].append(player)
         self.labels.honest = models
 
     def _inject(self, rng: random.Random, cheaters: float) -> None:

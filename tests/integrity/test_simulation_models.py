@@ -1,8 +1,10 @@
 """The simulator's varied models of issue 28 (SPEC §7: detectors measured on simulated
 seasons): boosters hired for 2-7 days with or without a revert, heavy players and steady
-improvers who change phone — each in its labels, and played as labelled."""
+improvers who change phone, students on campuses — each in its labels, and played as
+labelled."""
 
 from collections import defaultdict
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -141,3 +143,46 @@ def test_an_unknown_booster_model_is_refused() -> None:
             seed=1,
             cheating=Cheating(booster_models=("remote",)),
         )
+
+
+def test_students_play_from_their_campus_on_weekdays_and_from_home_at_weekends() -> None:
+    realism = replace(VARIED_REALISM, campus_share=0.1, campus_size=(40, 60))
+    season = simulate_season(
+        players=1000, weeks=1, cheaters=0.0, seed=11, realism=realism, cheating=VARIED_CHEATING
+    )
+    honest = season.labels.honest
+    seats = _seats(list(season.records))
+    students = set(honest["campus"])
+    assert len(students) == 100
+    assert not students & set(honest["household"])
+    # Per campus (its address range): the students' weekday games come from its pool of
+    # four addresses, their weekend games never do.
+    weekday: dict[str, set[str]] = {}
+    weekend: dict[str, set[str]] = {}
+    for player in students:
+        weekday[player] = {ip for started, _, ip in seats[player] if started.weekday() < 5}
+        weekend[player] = {ip for started, _, ip in seats[player] if started.weekday() >= 5}
+    campuses: dict[str, set[str]] = defaultdict(set)
+    pools: dict[str, set[str]] = defaultdict(set)
+    for player, ips in weekday.items():
+        ranges = {ip.rsplit(".", 1)[0] for ip in ips}
+        assert len(ranges) <= 1, player
+        for block in ranges:
+            campuses[block].add(player)
+            pools[block] |= ips
+    # Two campuses of 40-60 students (a light player may not play on a weekday).
+    assert sorted(len(members) for members in campuses.values()) == [43, 48]
+    assert sum(1 for ips in weekday.values() if ips) == 91
+    assert [len(pool) for pool in pools.values()] == [realism.campus_pool] * 2
+    for block, members in campuses.items():
+        assert not any(weekend[player] & pools[block] for player in members)
+    # They play in the evening: their games start an hour later than the others' on average.
+
+    def mean_hour(players: set[str]) -> float:
+        hours = [started.hour for p in players for started, _, _ in seats[p]]
+        return sum(hours) / len(hours)
+
+    others = set(seats) - students
+    assert (round(mean_hour(students), 1), round(mean_hour(others), 1)) == (20.6, 19.4)
+    assert "campus" in season.labels.honest_models(min(students))
+    assert VARIED_REALISM.campus_share == 0.0
