@@ -41,6 +41,9 @@ is a finite number and still ranks correctly against 1e-300:
 * :func:`log_fisher_lower` / :func:`log_fisher_sum_lower` — Fisher's exact test of a 2×2
   table, one-sided (the hypergeometric lower tail), and its stratified form: the lower tail
   of the sum over several tables, each with its margins fixed.
+* :func:`log_luce_tail` — the exact conditional test of a player's wins in one set of games
+  against another, each game won or lost to ``k`` rivals with odds ``θ / k`` (Luce's choice
+  axiom): given the total wins, free of ``θ``; Fisher's exact test when every ``k`` is one.
 * :func:`log_mid_rank_sum_tail` — the same test for samples of few distinct values (shares
   such as 0, 1/2 and 1), where breaking the many ties against the first sample would throw
   its evidence away: tied values share their mean rank, and the tail is the normal
@@ -51,7 +54,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Final
 
@@ -62,6 +65,7 @@ __all__ = [
     "log_binomial_sf",
     "log_fisher_lower",
     "log_fisher_sum_lower",
+    "log_luce_tail",
     "log_mid_rank_sum_tail",
     "log_normal_sf",
     "log_poisson_binomial_sf",
@@ -370,6 +374,48 @@ def log_fisher_sum_lower(strata: Sequence[tuple[int, int, int, int]]) -> float:
         dist = {s: _log_sum(values) for s, values in terms.items()}
     observed = sum(x for x, *_ in strata)
     return min(0.0, _log_sum([v for s, v in dist.items() if s <= observed]))
+
+
+def log_luce_tail(
+    x: int, first: Mapping[int, int], second: Mapping[int, int], wins: int, *, upper: bool
+) -> float:
+    """``log P(X >= x)`` (``upper``) or ``log P(X <= x)`` for ``X`` the wins that land in the
+    ``first`` games, given ``wins`` over the ``first`` and ``second`` games together.
+
+    Each game is won by the player or by one of its ``k`` rivals (``first``, ``second``: the
+    number of games per ``k``), the player with odds ``θ / k`` (Luce's choice axiom with
+    rivals alike). Given the total, ``P(X = j) ∝ e_j(first) e_{wins - j}(second)``, ``e_j``
+    the coefficient of ``z**j`` in ``Π_k (1 + z / k) ** n_k``: free of ``θ`` (the
+    conditional test of a logistic model with offset ``-log k``), exact; when every game
+    has the same ``k`` it is Fisher's exact test (:func:`log_fisher_lower`)."""
+    n_first, n_second = sum(first.values()), sum(second.values())
+    if not 0 <= wins <= n_first + n_second:
+        raise ValueError(f"{wins} wins in {n_first + n_second} games")
+    left, right = _log_wins_polynomial(first, wins), _log_wins_polynomial(second, wins)
+    support = range(max(0, wins - n_second), min(wins, n_first) + 1)
+    pmf = {j: left[j] + right[wins - j] for j in support}
+    total = _log_sum(list(pmf.values()))
+    tail = [v for j, v in pmf.items() if (j >= x if upper else j <= x)]
+    return min(0.0, _log_sum(tail) - total) if tail else -math.inf
+
+
+def _log_wins_polynomial(games: Mapping[int, int], cap: int) -> list[float]:
+    """``log`` of the coefficients of ``z**0 … z**min(cap, n)`` in ``Π_k (1 + z / k) ** n_k``."""
+    poly = [0.0]
+    for k, n in sorted(games.items()):
+        if k < 1 or n < 0:
+            raise ValueError(f"{n} games against {k} rivals")
+        term = [_log_comb(n, j) - j * math.log(k) for j in range(min(n, cap) + 1)]
+        poly = [
+            _log_sum(
+                [
+                    poly[i] + term[s - i]
+                    for i in range(max(0, s - len(term) + 1), min(s, len(poly) - 1) + 1)
+                ]
+            )
+            for s in range(min(len(poly) + len(term) - 2, cap) + 1)
+        ]
+    return poly
 
 
 def _log_sum(logs: Sequence[float]) -> float:

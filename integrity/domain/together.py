@@ -8,39 +8,39 @@ they do; the feeder the other way round. This test asks exactly that, and nothin
 
 **Data.** :class:`~integrity.domain.data.TableObs` of the window (at least every game of
 the pairs' players), winners and hands read. In each game of a player ``x`` of the pair
-``{x, y}``, ``x`` is compared with one *stranger* at the table: one of the others who is
-neither ``y`` nor anyone co-seating found queueing with ``x`` or ``y`` (a third friend or a
-farm's other accounts sit at every shared table and are no reference), picked by the game
-id (:func:`zlib.crc32`), never by the game's outcome. A game without a stranger (a farm
-filling its table) is not used. Per game, one of:
+``{x, y}``, ``x`` is compared with the *strangers* at the table: the others who are neither
+``y`` nor anyone co-seating found queueing with ``x`` or ``y`` (a third friend or a farm's
+other accounts sit at every shared table and are no reference). A game without a stranger
+(a farm filling its table) is not used. Per game:
 
-* *decided*: one of ``x`` and the stranger won and the other did not;
-* *both lost*: the share of the strangers who lost that ``x``'s hand outweighs (ties count
-  half): 0 when ``x`` holds fewer points than each of them, 1 when more. Every losing
-  stranger is a comparison, so a game with three says more than one hand difference would.
+* *decided*: ``x`` won and no stranger did, or a stranger won and ``x`` did not; with the
+  number ``k`` of strangers at the table;
+* *hand*: when ``x`` lost and a stranger lost too, ``x``'s hand against one losing stranger,
+  picked by the game id (:func:`zlib.crc32`), never by the game's outcome: 1 when ``x``
+  holds more points, 0 when fewer, 1/2 when as many. One stranger, so a game's comparison
+  has the same spread whether the table holds one losing stranger or three.
 
 **Statistic.** For each player, the games with the partner at the table (*together*)
-against those without (*apart*), in two parts on disjoint games: the decided games, by
-Fisher's exact test of ``x``'s wins over the stranger together against apart (a 2×2 table);
-the games both lost, by the one-sided Wilcoxon–Mann–Whitney rank sum of the shares, tied
-shares at their mean rank (normal approximation,
-:func:`~integrity.domain.stats.log_mid_rank_sum_tail`). Each in the direction asked —
-*better together* (more wins, fewer points) or *worse* — and the two p-values combined by
-Fisher's method (``-2 Σ log p`` against χ² with 4 degrees of freedom). A player is tested
-only with ``>= min_shared`` games together and ``>= min_apart`` apart (a farm's feeder who
-plays only on the farm has no apart games; its partner, who has, is tested). The pair's
-p-value is the smallest of its tests times their number (Bonferroni over the two or four
-tests, a number fixed by counts of games): the tests of one pair are dependent (when one
-goes out the other does not), and Bonferroni needs no independence.
+against those without (*apart*), in two parts: the wins, by the exact conditional test of
+``x``'s wins together given its wins in all decided games, each game won with odds
+``θ / k`` (:func:`~integrity.domain.stats.log_luce_tail`: Luce's choice axiom, the
+strangers alike; ``x``'s strength ``θ`` conditioned out); the hands, by the one-sided
+Wilcoxon–Mann–Whitney rank sum of the comparisons together against apart, tied values at
+their mean rank (normal approximation, :func:`~integrity.domain.stats.log_mid_rank_sum_tail`).
+Each in the direction asked — *better together* (more wins, fewer points) or *worse* — and
+the smaller of the two p-values times 2. A player is tested only with ``>= min_shared``
+games together and ``>= min_apart`` apart (a farm's feeder who plays only on the farm has
+no apart games; its partner, who has, is tested). The pair's p-value is the smallest of its
+player's and direction's times their number (Bonferroni over the four or eight parts, a
+number fixed by counts of games): the parts of one pair are dependent (when one goes out
+the other does not), and Bonferroni needs no independence.
 
-**Null.** Whether the partner sits at the table changes neither how ``x`` fares against a
-stranger when one of them wins (who wins between two players does not depend on who else
-is at the table: Luce's choice axiom, which the simulator's winner draw satisfies) nor how
-``x``'s hand compares with a losing stranger's (the game's length is common to both; the
-share's mean is the chance that ``x`` outweighs one stranger, however many lost). The
-partner's own strength changes how often a game is decided between ``x`` and the stranger,
-which both parts condition on, so it never enters. Honest friends who queue together meet
-it: their strangers come from the same queue as at their other tables.
+**Null.** Whether the partner sits at the table changes neither who wins between ``x`` and
+the strangers when one of them wins (Luce's choice axiom, which the simulator's winner draw
+satisfies: the partner's own strength changes how often the winner is among them, which the
+test conditions on) nor how ``x``'s hand compares with a losing stranger's (the game's
+length is common to both). Honest friends who queue together meet it: their strangers come
+from the same queue as at their other tables.
 
 **Family (opportunity).** The pairs co-seating discovered (who queue together: a seating
 statistic that looks at no outcome) with ``>= min_shared`` tables together. Weighted
@@ -52,42 +52,41 @@ control:** the FDR of the flagged pairs at ``q``, under the null above (weighted
 independent pairs).
 
 **Evidence:** per player, the games together and apart, the wins and losses against the
-stranger in each, and the mean share of the games both lost; the player and direction of
-the test that decided; the tables together and the weight. Flags are ordered by ``p / w``,
-then by players.
+strangers in each, and the share of the hand comparisons ``x`` held more points in; the
+player and direction of the test that decided; the tables together and the weight. Flags
+are ordered by ``p / w``, then by players.
 """
 
 from __future__ import annotations
 
 import math
 import zlib
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import ClassVar, Final
 
 from integrity.domain.data import TableObs
-from integrity.domain.stats import bh_log_qvalues, log_fisher_lower, log_mid_rank_sum_tail
+from integrity.domain.stats import bh_log_qvalues, log_luce_tail, log_mid_rank_sum_tail
 
 __all__ = ["VERSION", "PlayerSides", "Side", "TogetherFlag", "TogetherResult", "detect_together"]
 
-VERSION: Final = "together-2"
+VERSION: Final = "together-3"
 
 _LOG10: Final = math.log(10.0)
 
 
 @dataclass(frozen=True, slots=True)
 class Side:
-    """A player's games against the stranger on one side (together or apart): the decided
-    ones (``won``, ``lost``) and, in those both lost, the share of the losing strangers
-    the player's hand outweighs (``heavier``)."""
+    """A player's games against the strangers on one side (together or apart): how many
+    enter a part (``games``; a game lost to a stranger may enter both), the number of
+    strangers at each decided game it won (``won``) and lost (``lost``), and its hand
+    comparisons with a losing stranger (``heavier``: 1, 1/2 or 0)."""
 
-    won: int = 0
-    lost: int = 0
+    games: int = 0
+    won: tuple[int, ...] = ()
+    lost: tuple[int, ...] = ()
     heavier: tuple[float, ...] = ()
-
-    @property
-    def games(self) -> int:
-        return self.won + self.lost + len(self.heavier)
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,7 +107,8 @@ class PlayerSides:
 @dataclass(frozen=True, slots=True)
 class TogetherFlag:
     """A pair whose games differ with the partner at the table: ``player`` did
-    ``direction`` (``better`` or ``worse``) together; ``tests`` is the Bonferroni factor,
+    ``direction`` (``better`` or ``worse``) together; ``tests`` is the Bonferroni factor
+    (two parts per player and direction),
     ``shared`` the pair's tables together and ``weight`` its weighted-BH weight;
     ``strength`` is ``-log10 q`` from the log-space q-value (finite when ``q`` underflows
     to 0.0)."""
@@ -155,53 +155,63 @@ def _games(tables: Iterable[TableObs], pairs: Sequence[tuple[str, str]]) -> dict
 
 
 def _sides(games: Sequence[_Game], partner: str, known: frozenset[str]) -> tuple[Side, Side]:
-    """The player's games against a stranger (module docstring), together with ``partner``
-    and apart; ``known``: the players who queue with either of the pair, never strangers."""
-    won = {True: 0, False: 0}
-    lost = {True: 0, False: 0}
+    """The player's games against the strangers (module docstring), together with
+    ``partner`` and apart; ``known``: the players who queue with either of the pair, never
+    strangers."""
+    used = {True: 0, False: 0}
+    won: dict[bool, list[int]] = {True: [], False: []}
+    lost: dict[bool, list[int]] = {True: [], False: []}
     heavier: dict[bool, list[float]] = {True: [], False: []}
     for game_id, players, hands, winners, seat in games:
         strangers = [k for k, p in enumerate(players) if k != seat and p not in known]
         if not strangers:
             continue
-        stranger = strangers[zlib.crc32(game_id.encode()) % len(strangers)]
         together = partner in players
-        wins, beaten = seat in winners, stranger in winners
-        if wins and not beaten:
-            won[together] += 1
-        elif beaten and not wins:
-            lost[together] += 1
-        elif not wins:
+        wins = seat in winners
+        beaten = any(k in winners for k in strangers)
+        if wins and beaten:
+            continue  # co-winners: neither part
+        used[together] += 1
+        if wins:
+            won[together].append(len(strangers))
+            continue
+        if beaten:
+            lost[together].append(len(strangers))
+        losing = [k for k in strangers if k not in winners]
+        if losing:
+            other = hands[losing[zlib.crc32(game_id.encode()) % len(losing)]]
             hand = hands[seat]
-            losing = [hands[k] for k in strangers if k not in winners]
-            outweighs = sum((hand > other) + (hand == other) / 2 for other in losing)
-            heavier[together].append(outweighs / len(losing))
-    return (
-        Side(won[True], lost[True], tuple(heavier[True])),
-        Side(won[False], lost[False], tuple(heavier[False])),
+            heavier[together].append(1.0 if hand > other else 0.5 if hand == other else 0.0)
+    together_side, apart_side = (
+        Side(used[side], tuple(won[side]), tuple(lost[side]), tuple(heavier[side]))
+        for side in (True, False)
     )
+    return together_side, apart_side
 
 
 def _log_wins(together: Side, apart: Side, better: bool) -> float:
-    """Fisher's exact test of the wins over the stranger, together against apart, one-sided."""
-    decided = together.won + together.lost
-    total = decided + apart.won + apart.lost
-    wins = together.won + apart.won
+    """The exact conditional test of the wins over the strangers, together against apart
+    (:func:`~integrity.domain.stats.log_luce_tail`), one-sided."""
+    decided = len(together.won) + len(together.lost)
+    total = decided + len(apart.won) + len(apart.lost)
     if not decided or decided == total:
         return 0.0
-    if better:  # P(won together >= observed) = P(lost together <= observed)
-        return log_fisher_lower(together.lost, decided, total - wins, total)
-    return log_fisher_lower(together.won, decided, wins, total)
+    return log_luce_tail(
+        len(together.won),
+        Counter([*together.won, *together.lost]),
+        Counter([*apart.won, *apart.lost]),
+        len(together.won) + len(apart.won),
+        upper=better,
+    )
 
 
 def _log_direction(together: Side, apart: Side, better: bool) -> float:
-    """The two parts combined by Fisher's method (χ² with 4 degrees of freedom)."""
+    """The smaller of the two parts' log p-values in one direction."""
     sign = -1 if better else 1
     log_hands = log_mid_rank_sum_tail(
         [sign * v for v in together.heavier], [sign * v for v in apart.heavier]
     )
-    x = -2.0 * (_log_wins(together, apart, better) + log_hands)
-    return min(0.0, -x / 2 + math.log1p(x / 2))
+    return min(_log_wins(together, apart, better), log_hands)
 
 
 def _mean(values: Sequence[float]) -> float | None:
@@ -229,16 +239,16 @@ def _test(
                 player,
                 together.games,
                 apart.games,
-                together.won,
-                together.lost,
-                apart.won,
-                apart.lost,
+                len(together.won),
+                len(together.lost),
+                len(apart.won),
+                len(apart.lost),
                 _mean(together.heavier),
                 _mean(apart.heavier),
             )
         )
         for direction in ("better", "worse"):
-            tests += 1
+            tests += 2  # two parts
             log_p = _log_direction(together, apart, direction == "better")
             if best is None or log_p < best[0]:
                 best = (log_p, player, direction)

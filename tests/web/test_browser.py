@@ -815,6 +815,75 @@ def test_a_reviewer_reads_soft_play_kind_by_kind(
     shoot(driver, "review-case-softplay", at=".flag-softplay")
 
 
+def test_a_reviewer_reads_better_together_side_by_side(
+    transactional_db: Any, live_server: Any, driver: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A "better together" flag on the farm's case reads player by player: the games with
+    the partner at the table and without, against the strangers, and how they are compared."""
+    from integrity.models import Flag
+    from tests.accounts.signin import browser_sign_in
+
+    reviewer, farm = reviewer_farm(driver, monkeypatch)
+    first = farm.case.flags.first()
+    assert first is not None
+    flag = Flag.objects.create(
+        run=first.run,
+        detector=Flag.Detector.TOGETHER,
+        version="together-3",
+        family=Flag.Family.BEHAVIOUR,
+        player_keys=["b", "h"],
+        statistic=None,
+        p_value=4e-6,
+        q_value=2.1e-4,
+        evidence={
+            "player": "h",
+            "direction": "worse",
+            "tests": 8,
+            "shared": 24,
+            "weight": 1.8,
+            "sides": [
+                {
+                    "player": "b",
+                    "together": 24,
+                    "apart": 31,
+                    "won_together": 12,
+                    "lost_together": 5,
+                    "won_apart": 7,
+                    "lost_apart": 19,
+                    "heavier_together": 0.42,
+                    "heavier_apart": 0.5,
+                },
+                {
+                    "player": "h",
+                    "together": 24,
+                    "apart": 9,
+                    "won_together": 0,
+                    "lost_together": 6,
+                    "won_apart": 2,
+                    "lost_apart": 5,
+                    "heavier_together": 1.0,
+                    "heavier_apart": 0.5,
+                },
+            ],
+        },
+    )
+    flag.players.set(farm.case.players.all())
+    farm.case.flags.add(flag)
+    browser_sign_in(driver, live_server.url, reviewer, next_path=f"/review/cases/{farm.case.pk}/")
+    wait_for(driver, lambda d: d.current_url.endswith(f"/review/cases/{farm.case.pk}/"))
+    assert "黑土与白雪同桌时，对陌生对手的战绩明显差于其他对局（q = 2.1×10⁻⁴）" in [
+        e.text for e in css_all(driver, ".flag-headline")
+    ]
+    assert texts(driver, ".flag-together .flag-details li")[1:] == [
+        "黑土：同桌 24 局，胜陌生对手 0 次、负 6 次，同输时牌分多于陌生对手的比例 100%；"
+        "其他 9 局，胜 2 次、负 5 次，同输时 50%。",
+        "每局与同桌的陌生对手比较（搭档和常一起排队的人不计）：比谁先出完；"
+        "他没出完时，比他与没出完的陌生对手的剩余牌分（相同算一半）。",
+    ]
+    no_blocking_violations(driver)
+    shoot(driver, "review-case-together", at=".flag-together")
+
+
 def test_a_reviewer_sanctions_and_a_second_reviewer_upholds_the_appeal(
     transactional_db: Any, live_server: Any, driver: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import math
+from collections import Counter
 from fractions import Fraction
-from itertools import product
+from itertools import combinations, product
 
 import pytest
 from hypothesis import given, settings
@@ -14,6 +15,8 @@ from integrity.domain.stats import (
     bh_log_qvalues,
     bh_qvalues,
     log_binomial_sf,
+    log_fisher_lower,
+    log_luce_tail,
     log_normal_sf,
     log_poisson_binomial_sf,
     log_poisson_sf,
@@ -272,3 +275,60 @@ def test_bh_monotone_in_p(p_values: list[float], index: int, bump: float) -> Non
     before = bh_qvalues(p_values)
     after = bh_qvalues(raised)
     assert all(a >= b - 1e-12 for a, b in zip(after, before, strict=True))
+
+
+# --- Luce's conditional test of wins -------------------------------------------------------
+
+
+def brute_luce(x: int, first: list[int], second: list[int], wins: int, upper: bool) -> Fraction:
+    """P(X >= x) (or <= x) by enumerating every set of ``wins`` won games, each weighted by
+    the product of 1/k over its games (the odds ratio against the player's strength)."""
+    games = [(True, k) for k in first] + [(False, k) for k in second]
+    total = tail = Fraction(0)
+    for chosen in combinations(range(len(games)), wins):
+        weight = math.prod(Fraction(1, games[i][1]) for i in chosen)
+        landed = sum(1 for i in chosen if games[i][0])
+        total += weight
+        if (landed >= x) if upper else (landed <= x):
+            tail += weight
+    return tail / total
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    first=st.lists(st.integers(1, 3), min_size=1, max_size=6),
+    second=st.lists(st.integers(1, 3), min_size=1, max_size=6),
+    data=st.data(),
+)
+def test_luce_tail_matches_enumeration(
+    first: list[int], second: list[int], data: st.DataObject
+) -> None:
+    wins = data.draw(st.integers(0, len(first) + len(second)))
+    x = data.draw(st.integers(0, len(first)))
+    for upper in (True, False):
+        expected = brute_luce(x, first, second, wins, upper)
+        got = log_luce_tail(x, Counter(first), Counter(second), wins, upper=upper)
+        if expected == 0:
+            assert got == -math.inf
+        else:
+            assert got == pytest.approx(exact_log(expected), abs=1e-9)
+
+
+def test_luce_tail_with_one_rival_count_is_fishers_test() -> None:
+    # 5 games together and 7 apart, all against three strangers, 6 won, 2 of them together
+    assert log_luce_tail(2, {3: 5}, {3: 7}, 6, upper=False) == pytest.approx(
+        log_fisher_lower(2, 5, 6, 12)
+    )
+    # the same games against one, two or three strangers: weaker rivals make wins together
+    # less surprising when the together games hold fewer of them
+    together_two = math.exp(log_luce_tail(4, {2: 5}, {3: 7}, 6, upper=True))
+    together_three = math.exp(log_luce_tail(4, {3: 5}, {3: 7}, 6, upper=True))
+    assert together_three < together_two
+    assert together_two == pytest.approx(float(brute_luce(4, [2] * 5, [3] * 7, 6, True)))
+
+
+def test_luce_tail_refuses_impossible_counts() -> None:
+    with pytest.raises(ValueError, match="7 wins in 6 games"):
+        log_luce_tail(0, {1: 3}, {2: 3}, 7, upper=True)
+    with pytest.raises(ValueError, match="3 games against 0 rivals"):
+        log_luce_tail(0, {0: 3}, {2: 3}, 1, upper=True)

@@ -1,5 +1,5 @@
 """Better together than apart (issue 28): integrity/domain/together.py, and the rank-sum
-tail it reads from integrity/domain/stats.py."""
+tail it reads from integrity/domain/stats.py (Luce's wins test: test_stats.py)."""
 
 import math
 import random
@@ -10,6 +10,8 @@ import pytest
 from integrity.domain.data import TableObs
 from integrity.domain.stats import (
     bh_log_qvalues,
+    log_fisher_lower,
+    log_luce_tail,
     log_mid_rank_sum_tail,
     log_normal_sf,
     log_rank_sum_sf,
@@ -45,32 +47,37 @@ def test_without_ties_the_tail_is_near_the_exact_rank_sum() -> None:
     )
 
 
-def test_each_game_compares_the_player_with_one_stranger() -> None:
-    picked = zlib.crc32(b"g5") % 3  # one of the three strangers, by the game id
+def test_each_game_compares_the_player_with_the_strangers() -> None:
+    picked = zlib.crc32(b"g5") % 2  # one of the two losing strangers, by the game id
     games = [
-        # k queues with them, so s is the stranger: x out first (a win over the stranger)
+        # k queues with them, so s is the only stranger: x out first (a win over one)
         ("g1", ("x", "y", "k", "s"), (0, 9, 3, 4), (0,), 0),
-        ("g2", ("x", "k", "s"), (3, 1, 0), (2,), 0),  # apart: the stranger won
-        ("g3", ("x", "y", "s", "k"), (12, 0, 5, 7), (1,), 0),  # both lost: x outweighs s
+        ("g2", ("x", "k", "s"), (3, 1, 0), (2,), 0),  # apart: lost to one stranger
+        ("g3", ("x", "y", "s", "k"), (12, 0, 5, 7), (1,), 0),  # y won: x outweighs s
         ("g4", ("x", "y", "k"), (2, 9, 0), (2,), 0),  # no stranger: not used
-        # apart, t won: x ties s and is lighter than u, a share of (1/2 + 0) / 2
+        # apart, t won: a loss to three strangers, and x ties s or is lighter than u
         ("g5", ("x", "s", "t", "u"), (6, 6, 0, 12), (2,), 0),
+        ("g6", ("x", "s", "t", "u"), (0, 0, 5, 7), (0, 1), 0),  # x and s co-win: not used
     ]
     together, apart = _sides(games, "y", frozenset({"x", "y", "k"}))
-    assert together == Side(won=1, lost=0, heavier=(1.0,))
-    if picked == 1:  # t won, not the player: a loss to the stranger
-        assert apart == Side(won=0, lost=2, heavier=())
-    else:  # both lost: every losing stranger counts, not only the one picked
-        assert apart == Side(won=0, lost=1, heavier=(0.25,))
+    assert together == Side(games=2, won=(1,), lost=(), heavier=(1.0,))
+    assert apart == Side(games=2, won=(), lost=(1, 3), heavier=((0.5, 0.0)[picked],))
 
 
-def test_the_wins_are_fishers_exact_test_one_sided() -> None:
-    # together 4 wins of 5 decided, apart 1 of 5: P(>= 4 of the 5 wins land together)
-    together, apart = Side(4, 1), Side(1, 4)
+def test_the_wins_are_luces_conditional_test_one_sided() -> None:
+    # together 4 wins of 5 against three strangers, apart 1 of 5: Fisher's exact test
+    together, apart = Side(5, (3,) * 4, (3,)), Side(5, (3,), (3,) * 4)
     expected = (math.comb(5, 4) * math.comb(5, 1) + math.comb(5, 5)) / math.comb(10, 5)
     assert math.exp(_log_wins(together, apart, better=True)) == pytest.approx(expected)
     assert math.exp(_log_wins(apart, together, better=False)) == pytest.approx(expected)
-    assert _log_wins(Side(0, 0), apart, better=True) == 0.0
+    assert _log_wins(together, apart, better=True) == pytest.approx(
+        log_fisher_lower(1, 5, 5, 10)  # P(1 loss or fewer together)
+    )
+    # with two strangers at the table together and three apart, each game weighs 1/k
+    fewer = Side(5, (2,) * 4, (2,))
+    assert _log_wins(fewer, apart, better=True) == log_luce_tail(4, {2: 5}, {3: 5}, 5, upper=True)
+    assert _log_wins(fewer, apart, better=True) > _log_wins(together, apart, better=True)
+    assert _log_wins(Side(), apart, better=True) == 0.0
 
 
 def week(feed: bool, seed: int) -> list[TableObs]:
@@ -104,7 +111,7 @@ def test_a_feeder_worse_together_is_flagged_and_an_honest_friend_is_not() -> Non
         ("x", "y"),
         "y",
         "worse",
-        4,
+        8,
     )
     assert [(s.player, s.together, s.apart) for s in flag.sides] == [
         ("x", 40, 40),
@@ -115,11 +122,11 @@ def test_a_feeder_worse_together_is_flagged_and_an_honest_friend_is_not() -> Non
     assert flag.strength == pytest.approx(-math.log10(flag.q))
 
     # the honest pair, 200 weeks: p-values no smaller than uniform ones (about 2 of 200 at
-    # 0.01 and 10 at 0.05 by chance; Bonferroni over four tests keeps them fewer)
+    # 0.01 and 10 at 0.05 by chance, give or take 3)
     honest = [detect_together(week(False, seed), [("x", "y")], q=1.0) for seed in range(200)]
     assert {found.family_size for found in honest} == {1}
     p_values = sorted(found.flags[0].p for found in honest)
-    assert (sum(p <= 0.01 for p in p_values), sum(p <= 0.05 for p in p_values)) == (3, 7)
+    assert (sum(p <= 0.01 for p in p_values), sum(p <= 0.05 for p in p_values)) == (3, 13)
     assert p_values[0] > 0.001  # uniform ones: below 0.001 in 18 % of 200-week runs
 
 
@@ -128,7 +135,7 @@ def test_a_player_without_enough_games_apart_is_not_tested() -> None:
     # y plays only with x now (a farm's feeder): x alone is tested, both directions
     found = detect_together(tables, [("x", "y")], q=1.0)
     assert found.family_size == 1
-    assert found.flags[0].tests == 2
+    assert found.flags[0].tests == 4
     assert [s.player for s in found.flags[0].sides] == ["x"]
     assert detect_together(tables, [("x", "y")], min_apart=41).family_size == 0
 
