@@ -43,7 +43,8 @@ is a finite number and still ranks correctly against 1e-300:
   of the sum over several tables, each with its margins fixed.
 * :func:`log_luce_tail` — the exact conditional test of a player's wins in one set of games
   against another, each game won or lost to ``k`` rivals with odds ``θ / k`` (Luce's choice
-  axiom): given the total wins, free of ``θ``; Fisher's exact test when every ``k`` is one.
+  axiom): given the total wins, free of ``θ``; Fisher's exact test when every game has the
+  same ``k``.
 * :func:`log_mid_rank_sum_tail` — the same test for samples of few distinct values (shares
   such as 0, 1/2 and 1), where breaking the many ties against the first sample would throw
   its evidence away: tied values share their mean rank, and the tail is the normal
