@@ -648,6 +648,34 @@ def reviewer_farm(driver: Any, monkeypatch: pytest.MonkeyPatch) -> tuple[User, F
     return reviewer, build_farm(reviewer)
 
 
+def read_flag_on_the_case(
+    driver: Any,
+    live_server: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    detector: str,
+    **fields: Any,
+) -> None:
+    """The reviewer signed in on the farm's case, which now holds one more flag of
+    ``detector`` on 白雪 (``b``) and 黑土 (``h``) with these ``fields``."""
+    from integrity.models import Flag
+    from tests.accounts.signin import browser_sign_in
+
+    reviewer, farm = reviewer_farm(driver, monkeypatch)
+    first = farm.case.flags.first()
+    assert first is not None
+    flag = Flag.objects.create(
+        run=first.run,
+        detector=detector,
+        family=Flag.Family.BEHAVIOUR,
+        player_keys=["b", "h"],
+        **fields,
+    )
+    flag.players.set(farm.case.players.all())
+    farm.case.flags.add(flag)
+    browser_sign_in(driver, live_server.url, reviewer, next_path=f"/review/cases/{farm.case.pk}/")
+    wait_for(driver, lambda d: d.current_url.endswith(f"/review/cases/{farm.case.pk}/"))
+
+
 def no_blocking_violations(driver: Any) -> None:
     assert [v for v in axe_violations(driver) if v["impact"] in BLOCKING] == []
 
@@ -759,17 +787,13 @@ def test_a_reviewer_reads_soft_play_kind_by_kind(
     """A soft-play flag on the farm's case (from move logs: the audit of logged games writes
     them) reads kind by kind: punishments, +4s let pass, 7s that hand over the better hand."""
     from integrity.models import Flag
-    from tests.accounts.signin import browser_sign_in
 
-    reviewer, farm = reviewer_farm(driver, monkeypatch)
-    first = farm.case.flags.first()
-    assert first is not None
-    flag = Flag.objects.create(
-        run=first.run,
-        detector=Flag.Detector.SOFTPLAY,
+    read_flag_on_the_case(
+        driver,
+        live_server,
+        monkeypatch,
+        Flag.Detector.SOFTPLAY,
         version="softplay-2",
-        family=Flag.Family.BEHAVIOUR,
-        player_keys=["b", "h"],
         statistic=0,
         p_value=2e-7,
         q_value=3.2e-5,
@@ -797,10 +821,6 @@ def test_a_reviewer_reads_soft_play_kind_by_kind(
             ],
         },
     )
-    flag.players.set(farm.case.players.all())
-    farm.case.flags.add(flag)
-    browser_sign_in(driver, live_server.url, reviewer, next_path=f"/review/cases/{farm.case.pk}/")
-    wait_for(driver, lambda d: d.current_url.endswith(f"/review/cases/{farm.case.pk}/"))
     assert (
         "黑土对白雪手下留情：19 次机会只用了 0 次，对其他人的 61 次机会用了 38 次（q = 3.2×10⁻⁵）"
         in [e.text for e in css_all(driver, ".flag-headline")]
@@ -821,17 +841,13 @@ def test_a_reviewer_reads_better_together_side_by_side(
     """A "better together" flag on the farm's case reads player by player: the games with
     the partner at the table and without, against the strangers, and how they are compared."""
     from integrity.models import Flag
-    from tests.accounts.signin import browser_sign_in
 
-    reviewer, farm = reviewer_farm(driver, monkeypatch)
-    first = farm.case.flags.first()
-    assert first is not None
-    flag = Flag.objects.create(
-        run=first.run,
-        detector=Flag.Detector.TOGETHER,
+    read_flag_on_the_case(
+        driver,
+        live_server,
+        monkeypatch,
+        Flag.Detector.TOGETHER,
         version="together-3",
-        family=Flag.Family.BEHAVIOUR,
-        player_keys=["b", "h"],
         statistic=None,
         p_value=4e-6,
         q_value=2.1e-4,
@@ -867,10 +883,6 @@ def test_a_reviewer_reads_better_together_side_by_side(
             ],
         },
     )
-    flag.players.set(farm.case.players.all())
-    farm.case.flags.add(flag)
-    browser_sign_in(driver, live_server.url, reviewer, next_path=f"/review/cases/{farm.case.pk}/")
-    wait_for(driver, lambda d: d.current_url.endswith(f"/review/cases/{farm.case.pk}/"))
     assert "黑土与白雪同桌时，对陌生对手的战绩明显差于其他对局（q = 2.1×10⁻⁴）" in [
         e.text for e in css_all(driver, ".flag-headline")
     ]
