@@ -363,18 +363,14 @@ def log_fisher_sum_lower(strata: Sequence[tuple[int, int, int, int]]) -> float:
     conditional test of one direction across 2×2 tables (strata), every margin fixed — the
     exact form of the Cochran–Mantel–Haenszel test's one-sided question. A stratum whose
     table cannot move adds nothing; no strata: 0 (p = 1)."""
-    dist: dict[int, float] = {0: 0.0}
+    dist = [0.0]  # log P(sum = s), s = 0, 1, …
     for x, k, successes, total in strata:
         pmf = _hypergeometric(k, successes, total)
         if not pmf[0][0] <= x <= pmf[-1][0]:
             raise ValueError(f"{x} successes in {k} draws is impossible here")
-        terms: dict[int, list[float]] = {}
-        for s, log_s in dist.items():
-            for j, log_j in pmf:
-                terms.setdefault(s + j, []).append(log_s + log_j)
-        dist = {s: _log_sum(values) for s, values in terms.items()}
+        dist = _log_convolve(dist, [_NEG_INF] * pmf[0][0] + [log_p for _, log_p in pmf])
     observed = sum(x for x, *_ in strata)
-    return min(0.0, _log_sum([v for s, v in dist.items() if s <= observed]))
+    return min(0.0, _log_sum(dist[: observed + 1]))
 
 
 def log_luce_tail(
@@ -407,16 +403,18 @@ def _log_wins_polynomial(games: Mapping[int, int], cap: int) -> list[float]:
         if k < 1 or n < 0:
             raise ValueError(f"{n} games against {k} rivals")
         term = [_log_comb(n, j) - j * math.log(k) for j in range(min(n, cap) + 1)]
-        poly = [
-            _log_sum(
-                [
-                    poly[i] + term[s - i]
-                    for i in range(max(0, s - len(term) + 1), min(s, len(poly) - 1) + 1)
-                ]
-            )
-            for s in range(min(len(poly) + len(term) - 2, cap) + 1)
-        ]
+        poly = _log_convolve(poly, term, cap)
     return poly
+
+
+def _log_convolve(a: Sequence[float], b: Sequence[float], cap: int | None = None) -> list[float]:
+    """The convolution of two sequences given by their logs (index ``s`` holds
+    ``log Σ_{i+j=s} exp(a[i] + b[j])``), up to index ``cap`` when given."""
+    top = len(a) + len(b) - 2 if cap is None else min(len(a) + len(b) - 2, cap)
+    return [
+        _log_sum([a[i] + b[s - i] for i in range(max(0, s - len(b) + 1), min(s, len(a) - 1) + 1)])
+        for s in range(top + 1)
+    ]
 
 
 def _log_sum(logs: Sequence[float]) -> float:
