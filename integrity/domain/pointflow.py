@@ -8,14 +8,16 @@ wilds and action cards) whenever ``B`` goes out.
 seats read; a sequence, because the test needs a second pass for the candidate pairs.
 
 **Statistic.** In a game ``F`` lost, ``F``'s *excess* is ``F``'s hand minus the mean hand
-of the other non-winners, ``B`` left out of that mean (it measures ``F`` against the table,
-so the game's length and the winner's strength cancel, and ``B``'s own skill never
-enters). For the ordered pair ``(F, B)`` ``F``'s games fall in two samples: the ``n``
+of the other non-winners (it measures ``F`` against the table, so the game's length and the
+winner's strength cancel; ``B`` is never among those non-winners, so ``B``'s own skill
+never enters). For the ordered pair ``(F, B)`` ``F``'s games fall in two samples: the ``n``
 games ``B`` won with ``F`` at the table among at least two non-winners ("shared B-wins",
-where ``F``'s points flow to ``B``) and the ``M`` baseline games — every other game ``F``
-lost with at least one non-winner besides ``F`` and ``B`` (``F``'s games without ``B``,
-and those where ``B`` lost too). Two Wilcoxon–Mann–Whitney rank sums of the shared B-wins
-in the pooled samples, ties broken against them
+where ``F``'s points flow to ``B``) and the ``M`` baseline games — the games ``F`` lost
+without ``B`` at the table, with at least one other non-winner. The games ``B`` lost at
+``F``'s table are in neither: a feeder who finishes last, or feeds whenever ``B`` trails,
+feeds there too, and would hide his own feeding in the baseline. Two
+Wilcoxon–Mann–Whitney rank sums of the shared B-wins in the pooled samples, ties broken
+against them
 (:func:`~integrity.domain.stats.rank_sum`): of ``F``'s excesses, and of ``F``'s hands.
 
 **Null and p-value.** Each rank sum is exact under its own null
@@ -73,7 +75,7 @@ from integrity.domain.stats import (
 
 __all__ = ["VERSION", "FlowFlag", "PointflowResult", "detect_pointflow"]
 
-VERSION: Final = "pointflow-2"
+VERSION: Final = "pointflow-3"
 
 _LN10: Final = math.log(10.0)
 
@@ -141,13 +143,11 @@ class _Shared:
 
 @dataclass(slots=True)
 class _Samples:
-    """One tested pair's (excess, hand) of the feeder: the shared B-wins, the games with the
-    beneficiary at the table (``seated``, to leave out of the feeder's games) and those lost
-    alongside the feeder (``both_lost``, the excess without the beneficiary)."""
+    """One tested pair's (excess, hand) of the feeder: the shared B-wins, and the games with
+    the beneficiary at the table (``seated``, to leave out of the feeder's games)."""
 
     wins: list[tuple[Fraction, int]] = field(default_factory=list)
     seated: list[tuple[Fraction, int]] = field(default_factory=list)
-    both_lost: list[tuple[Fraction, int]] = field(default_factory=list)
     seated_points: int = 0
     seated_lost: int = 0
 
@@ -249,17 +249,13 @@ class _Evidence:
             sample.seated.append(excess)
             if beneficiary not in others:
                 sample.wins.append(excess)
-            elif len(others) > 1:
-                without = [h for name, h in others.items() if name != beneficiary]
-                sample.both_lost.append((_excess(hand, without), hand))
 
 
 def _ranks(pair: tuple[str, str], evidence: _Evidence) -> tuple[int, int, int]:
-    """The rank sums of the shared B-wins' excesses and hands among the feeder's baseline,
-    and the baseline's size."""
+    """The rank sums of the shared B-wins' excesses and hands among the feeder's baseline
+    (the feeder's lost games without the beneficiary), and the baseline's size."""
     sample = evidence.samples[pair]
     baseline = list((Counter(evidence.own[pair[0]]) - Counter(sample.seated)).elements())
-    baseline += sample.both_lost
     return (
         rank_sum([e for e, _ in sample.wins], [e for e, _ in baseline]),
         rank_sum([h for _, h in sample.wins], [h for _, h in baseline]),

@@ -87,7 +87,7 @@ def _pointflow_row(flag: FlowFlag) -> dict[str, Any]:
         "detector": Flag.Detector.POINTFLOW,
         "family": Flag.Family.BEHAVIOUR,
         "player_keys": list(flag.players),
-        # The rank sum of the test that decided (pointflow-2), or the sign test's count.
+        # The excess rank sum when the rank sums decided, or the sign test's count.
         "statistic": flag.rank_sum if flag.test == "rank" else flag.heaviest,
         "p_value": flag.p,
         "q_value": flag.q,

@@ -19,7 +19,7 @@ def test_a_small_report() -> None:
         "cased": {"injected": 2, "eligible": 2, "found": 2, "recall": 1.0},
         "flagged": {"injected": 2, "eligible": 2, "found": 2, "recall": 1.0},
     }
-    # One pair reaches 20 shared games in a week: co-seating and point flow (pointflow-2's
+    # One pair reaches 20 shared games in a week: co-seating and point flow (its
     # rank sums against the feeder's own games) both flag it, so it opens a case.
     assert injected["pairs"]["cased"] == {
         "injected": 2,

@@ -27,7 +27,7 @@ def test_hand_computed_feeder() -> None:
     result = detect_pointflow(tables)
     # Ordered pairs with >= 5 shared B-wins: (F, B), (x, B), (y, B).
     assert result.family_size == 3
-    assert result.version == VERSION == "pointflow-2"
+    assert result.version == VERSION == "pointflow-3"
     [flag] = result.flags
     assert (flag.feeder, flag.beneficiary) == ("F", "B")
     assert flag.players == ("B", "F")
@@ -63,24 +63,26 @@ def test_ties_count_against_the_shared_wins() -> None:
     assert flag.p == pytest.approx(19 / 462, rel=1e-12)
 
 
-def test_baseline_leaves_the_beneficiary_out() -> None:
+def test_the_baseline_is_the_feeders_games_without_the_beneficiary() -> None:
     tables = [game(f"w{i}", ("B", "F", "x", "y"), (0, 50, 10, 20)) for i in range(5)]
-    # Both lost to z: F's excess is over y alone (B's 90 left out), 20 - 10 = 10.
-    tables += [game("both", ("z", "F", "B", "y"), (0, 20, 90, 10))]
-    # F and B the only non-winners: no excess without B; a two-seat loss: no excess.
-    tables += [game("pair", ("z", "F", "B"), (0, 20, 90))]
-    tables += [game("duel", ("z", "F"), (0, 20))]
+    # B lost too, and F held the heaviest hand (a feeder who finishes last feeds here as
+    # well): games with B at the table are no baseline, or F's excess 90 - 10 = 80 would
+    # outrank every shared win.
+    tables += [game("both", ("z", "F", "B", "y"), (0, 90, 5, 10))]
+    tables += [game("pair", ("z", "F", "B"), (0, 90, 5))]
+    # A two-seat loss: no excess (its hand counts in F's mean hand apart).
+    tables += [game("duel", ("z", "F"), (0, 40))]
     # Without B: F's excess over x and y, 40 - 15 = 25.
-    tables += [game(f"s{i}", (f"z{i}", "F", "x", "y"), (0, 40, 10, 20)) for i in range(4)]
+    tables += [game(f"s{i}", (f"z{i}", "F", "x", "y"), (0, 40, 10, 20)) for i in range(5)]
     [flag] = detect_pointflow(tables, q=0.99).flags
-    # Pooled excesses 10, 25 x 4, then the five 35s; hands 20, 40 x 4, then the five 50s:
-    # both rank sums 6 + ... + 10 = 40, the top, p = 1 / C(10, 5) — a rank test, since
+    # Pooled excesses 25 x 5, then the five 35s; hands 40 x 5, then the five 50s: both rank
+    # sums 6 + ... + 10 = 40, the top, p = 1 / C(10, 5) — a rank test, since
     # C(10, 5) = 252 >= 3**5.
-    assert (flag.test, flag.shared_wins, flag.baseline_games) == ("rank", 5, 5)
+    assert (flag.feeder, flag.test, flag.shared_wins, flag.baseline_games) == ("F", "rank", 5, 5)
     assert (flag.rank_sum, flag.rank_sum_hands, flag.rank_sum_expected) == (40, 40, 27.5)
     assert flag.p == pytest.approx(1 / 252, rel=1e-12)
-    # The hand baseline: F's lost games without B at the table (duel 20, four times 40).
-    assert flag.feeder_baseline == 36
+    # The hand baseline: F's lost games without B at the table (duel 40, five times 40).
+    assert flag.feeder_baseline == 40
 
 
 def test_heavy_against_the_table_only_is_not_enough() -> None:
