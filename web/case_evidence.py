@@ -216,7 +216,7 @@ def _pointflow(flag: Flag, name: Names) -> tuple[str, list[str]]:
     else:
         headline = _(
             "%(beneficiary)s赢的 %(wins)s 局里%(feeder)s平均剩 %(mean)s 分手牌，"
-            "其他输局平均只剩 %(baseline)s 分"
+            "不和%(beneficiary)s同桌的输局平均只剩 %(baseline)s 分"
         )
     details = [
         _("其中 %(heaviest)s 局%(feeder)s的手牌在输家中最重，随机预期 %(expected)s 局。")
@@ -236,8 +236,11 @@ def _pointflow(flag: Flag, name: Names) -> tuple[str, list[str]]:
     ]
     if e.get("test") == "rank":
         details.append(
-            _("检验：%(feeder)s在这些局的手牌与其另外 %(n)s 局输局比较（秩和检验）。")
-            % {"feeder": feeder, "n": e.get("baseline_games", "—")}
+            _(
+                "检验：%(feeder)s在这些局的手牌与其不和%(beneficiary)s同桌的 %(n)s 局输局比较"
+                "（秩和检验）。"
+            )
+            % {"feeder": feeder, "beneficiary": beneficiary, "n": e.get("baseline_games", "—")}
         )
     else:
         details.append(

@@ -896,6 +896,48 @@ def test_a_reviewer_reads_better_together_side_by_side(
     shoot(driver, "review-case-together", at=".flag-together")
 
 
+def test_a_reviewer_reads_point_flow_against_the_games_apart(
+    transactional_db: Any, live_server: Any, driver: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A rank-tested point-flow flag on the farm's case says what the feeder's hands in the
+    partner's wins were compared with: his lost games without the partner at the table."""
+    from integrity.models import Flag
+
+    read_flag_on_the_case(
+        driver,
+        live_server,
+        monkeypatch,
+        Flag.Detector.POINTFLOW,
+        version="pointflow-3",
+        statistic=171,
+        p_value=3e-8,
+        q_value=2.6e-6,
+        evidence={
+            "feeder": "h",
+            "beneficiary": "b",
+            "shared_wins": 9,
+            "test": "rank",
+            "baseline_games": 41,
+            "heaviest": 9,
+            "expected": 3.0,
+            "feeder_mean": 154.2,
+            "feeder_baseline": 71.5,
+            "flow_to_beneficiary": 1388,
+            "flow_to_feeder": 12,
+            "reverse_wins": 1,
+        },
+    )
+    assert (
+        "白雪赢的 9 局里黑土平均剩 154.2 分手牌，不和白雪同桌的输局平均只剩 71.5 分"
+        "（q = 2.6×10⁻⁶）" in [e.text for e in css_all(driver, ".flag-headline")]
+    )
+    assert "检验：黑土在这些局的手牌与其不和白雪同桌的 41 局输局比较（秩和检验）。" in texts(
+        driver, ".flag-pointflow .flag-details li"
+    )
+    no_blocking_violations(driver)
+    shoot(driver, "review-case-pointflow", at=".flag-pointflow")
+
+
 def test_a_reviewer_sanctions_and_a_second_reviewer_upholds_the_appeal(
     transactional_db: Any, live_server: Any, driver: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
