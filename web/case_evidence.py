@@ -219,7 +219,10 @@ def _pointflow(flag: Flag, name: Names) -> tuple[str, list[str]]:
             "不和%(beneficiary)s同桌的输局平均只剩 %(baseline)s 分"
         )
     details = [
-        _("其中 %(heaviest)s 局%(feeder)s的手牌在输家中最重，随机预期 %(expected)s 局。")
+        _(
+            "其中 %(heaviest)s 局%(feeder)s的手牌不比任何没出完的陌生对手轻"
+            "（常一起排队的人不算陌生对手），随机预期 %(expected)s 局。"
+        )
         % {"heaviest": e["heaviest"], "feeder": feeder, "expected": decimal(e["expected"])},
         _(
             "这些局里%(feeder)s共输给%(beneficiary)s %(to_b)s 分；"
@@ -244,8 +247,11 @@ def _pointflow(flag: Flag, name: Names) -> tuple[str, list[str]]:
         )
     else:
         details.append(
-            _("检验：数%(feeder)s手牌最重的局数（%(feeder)s没有足够的其他输局可比）。")
-            % {"feeder": feeder}
+            _(
+                "检验：数%(feeder)s手牌不比陌生对手轻的局数"
+                "（%(feeder)s不和%(beneficiary)s同桌的输局太少，不够比较）。"
+            )
+            % {"feeder": feeder, "beneficiary": beneficiary}
         )
     return headline % words, details
 

@@ -20,7 +20,8 @@ is what runs.
   :func:`seat_residuals` gives the same residuals from the seats of some players only,
   with the window's skills: the database audit reads only the seats of the players
   boosting can test.
-* :func:`audit` runs co-seating, point flow, "better together" (:func:`together_of`, on
+* :func:`audit` runs co-seating, point flow (:func:`pointflow_of`, co-seating's
+  discoveries no strangers to each other), "better together" (:func:`together_of`, on
   co-seating's discoveries), shared sessions (clusters and same-table links) and boosting
   over a whole window with the parameters of :class:`AuditParams`, and soft play when the
   window's chances are given;
@@ -68,6 +69,7 @@ __all__ = [
     "flag_ref",
     "observations",
     "outcome",
+    "pointflow_of",
     "seat_residuals",
     "skill_expectation",
     "together_of",
@@ -248,6 +250,19 @@ def boosting_of(
     )
 
 
+def pointflow_of(
+    tables: Sequence[TableObs], coseating: CoseatingResult, params: AuditParams
+) -> PointflowResult:
+    """Run point flow over ``tables`` (at least every game of the feeders it tests), the
+    pairs co-seating discovered being no strangers to each other's partners."""
+    return detect_pointflow(
+        tables,
+        q=params.q,
+        min_shared_wins=params.min_shared_wins,
+        queued=[flag.players for flag in coseating.flags],
+    )
+
+
 def together_of(
     tables: Iterable[TableObs], coseating: CoseatingResult, params: AuditParams
 ) -> TogetherResult:
@@ -299,10 +314,6 @@ def audit(
         seconds["softplay"] = time.perf_counter() - started
 
     started = time.perf_counter()
-    pointflow = detect_pointflow(tables, q=params.q, min_shared_wins=params.min_shared_wins)
-    seconds["pointflow"] = time.perf_counter() - started
-
-    started = time.perf_counter()
     boosting = boosting_of(residual_series(tables, skill_expectation(tables)), sessions, params)
     seconds["boosting"] = time.perf_counter() - started
 
@@ -314,6 +325,9 @@ def audit(
         min_common_hours=params.min_common_hours,
     )
     seconds["coseating"] = time.perf_counter() - started
+    started = time.perf_counter()
+    pointflow = pointflow_of(tables, coseating, params)
+    seconds["pointflow"] = time.perf_counter() - started
     started = time.perf_counter()
     together = together_of(tables, coseating, params)
     seconds["together"] = time.perf_counter() - started

@@ -32,14 +32,17 @@ or games ``B`` wins in a way that leaves every hand heavy (which skews the hands
 flag an honest pair alone. Both compare ``F`` with ``F``, so ``F``'s skill cancels.
 Power: ``n`` shared B-wins above the ``M`` baseline games reach ``1 / C(n + M, n)``.
 
-**Without a baseline.** When ``C(n + M, n)`` is smaller than the product of the shared
-B-wins' non-winner counts (so the rank sums could not reach the per-table sign test's
-best p-value — a count of games and seats, not of hands, e.g. a farm feeder who plays
-only with the fed account), the pair is tested as in ``pointflow-1``: the count of shared
-B-wins in which ``F`` held the heaviest non-winning hand, ties included, which is
-Poisson-binomial with ``pi_g = (non-winners holding the largest hand) / (non-winners)``
-when ``F``'s hand is exchangeable with the other non-winners' at the same table
-(:func:`~integrity.domain.stats.log_poisson_binomial_sf`).
+**Without a baseline.** When ``C(n + M, n)`` is smaller than the product, over the shared
+B-wins, of ``1 +`` the losing strangers (so the rank sums could not reach the per-table
+sign test's best p-value — a count of games and seats, not of hands, e.g. a farm feeder
+who plays only with the fed account), the pair gets the per-table sign test against the
+*losing strangers*: the non-winners besides ``F`` whom co-seating did not find queueing
+with ``F`` or ``B`` (``queued``; a farm's other feeders sit at every shared table and
+feed too, so they are no reference). The count of shared B-wins in which ``F``'s hand is
+at least every losing stranger's is Poisson-binomial with ``pi_g = (hands equal to the
+largest) / (1 + losing strangers)`` when ``F``'s hand is exchangeable with theirs
+(:func:`~integrity.domain.stats.log_poisson_binomial_sf`); a game without a losing
+stranger does not count.
 
 **Family (opportunity).** Every ordered pair with ``>= min_shared_wins`` (default 5)
 shared B-wins — a count that does not look at the hands. Benjamini–Hochberg at ``q``
@@ -47,8 +50,8 @@ shared B-wins — a count that does not look at the hands. Benjamini–Hochberg 
 flagged ordered pairs, under the nulls above, at ``q``.
 
 **Evidence** (not part of the test): the test used, the two rank sums with their null
-mean and the baseline size; in how many shared B-wins ``F`` held the heaviest non-winning
-hand (and how many the table-exchangeable null expects); ``F``'s mean hand in ``B``'s wins
+mean and the baseline size; in how many shared B-wins ``F``'s hand was at least every
+losing stranger's (and how many the exchangeable null expects); ``F``'s mean hand in ``B``'s wins
 against ``F``'s mean hand in ``F``'s lost games where ``B`` was not at the table; the mean
 excess; and the flow asymmetry: hand points ``F`` held in ``B``'s wins against those ``B``
 held in ``F``'s wins, with the reverse pair's shared wins. Flags are ordered by p-value,
@@ -59,7 +62,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import ClassVar, Final
@@ -79,6 +82,8 @@ VERSION: Final = "pointflow-3"
 
 _LN10: Final = math.log(10.0)
 
+_NOBODY: Final[frozenset[str]] = frozenset()
+
 
 @dataclass(frozen=True, slots=True)
 class FlowFlag:
@@ -87,8 +92,8 @@ class FlowFlag:
     ``test`` is ``"rank"`` or ``"sign"`` (see the module docstring); ``rank_sum`` and
     ``rank_sum_hands`` are the rank sums of the ``shared_wins`` excesses and hands among
     them and the ``baseline_games`` ones (``rank_sum_expected`` under the null); in
-    ``heaviest`` of the shared wins the feeder held the heaviest non-winning hand
-    (``expected`` of them if the feeder were exchangeable with the table); ``mean_excess``
+    ``heaviest`` of the shared wins the feeder's hand was at least every losing stranger's
+    (``expected`` of them if the feeder were exchangeable with them); ``mean_excess``
     is the mean excess in the shared wins; ``feeder_baseline`` is ``None`` when every lost
     game of the feeder had the beneficiary at the table.
     """
@@ -132,8 +137,10 @@ class PointflowResult:
 
 @dataclass(slots=True)
 class _Shared:
-    """One ordered pair's B-won games: the table-null probabilities and sums of evidence."""
+    """One ordered pair's B-won games: their count, the sign test's probabilities (games
+    with a losing stranger) and sums of evidence."""
 
+    wins: int = 0
     probs: list[float] = field(default_factory=list)
     log_chances: float = 0.0
     heaviest: int = 0
@@ -189,6 +196,7 @@ class _Evidence:
 
     partners: dict[str, list[str]]
     followed: dict[str, set[str]]
+    queued: dict[str, frozenset[str]]
     samples: dict[tuple[str, str], _Samples]
     own: dict[str, list[tuple[Fraction, int]]]
     shared: dict[tuple[str, str], _Shared] = field(default_factory=dict)
@@ -196,15 +204,20 @@ class _Evidence:
     lost_count: dict[str, int] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, tested: Sequence[tuple[str, str]]) -> _Evidence:
+    def of(cls, tested: Sequence[tuple[str, str]], queued: Iterable[tuple[str, str]]) -> _Evidence:
         partners: dict[str, list[str]] = {}
         followed: dict[str, set[str]] = {}
         for feeder, beneficiary in tested:
             partners.setdefault(feeder, []).append(beneficiary)
             followed.setdefault(feeder, set()).add(beneficiary)
             followed.setdefault(beneficiary, set()).add(feeder)
+        neighbours: dict[str, set[str]] = {}
+        for a, b in queued:
+            neighbours.setdefault(a, set()).add(b)
+            neighbours.setdefault(b, set()).add(a)
         samples = {pair: _Samples() for pair in tested}
-        return cls(partners, followed, samples, {feeder: [] for feeder in partners})
+        known = {player: frozenset(others) for player, others in neighbours.items()}
+        return cls(partners, followed, known, samples, {feeder: [] for feeder in partners})
 
     def add(self, table: TableObs) -> None:
         losers = _lost_games(table)
@@ -215,20 +228,32 @@ class _Evidence:
                 self._add_feeder(table, losers, seat)
 
     def _add_wins(self, table: TableObs, losers: Sequence[int]) -> None:
+        players = table.players
         hands = [table.hands[seat] for seat in losers]
-        total, heaviest, r = sum(hands), max(hands), len(hands)
-        pi = hands.count(heaviest) / r
+        total, r = sum(hands), len(hands)
         for winner in table.winners:
-            beneficiary = table.players[winner]
+            beneficiary = players[winner]
             for seat, hand in zip(losers, hands, strict=True):
-                if beneficiary not in self.followed.get(table.players[seat], ()):
+                feeder = players[seat]
+                if beneficiary not in self.followed.get(feeder, ()):
                     continue
-                acc = self.shared.setdefault((table.players[seat], beneficiary), _Shared())
-                acc.probs.append(pi)
-                acc.log_chances += math.log(r)
-                acc.heaviest += hand == heaviest
+                acc = self.shared.setdefault((feeder, beneficiary), _Shared())
+                acc.wins += 1
                 acc.excess += hand - (total - hand) / (r - 1)
                 acc.feeder_points += hand
+                known = self.queued.get(feeder, _NOBODY) | self.queued.get(beneficiary, _NOBODY)
+                strangers = [
+                    h
+                    for k, h in zip(losers, hands, strict=True)
+                    if players[k] not in known and k != seat
+                ]
+                if strangers:
+                    heaviest = max(hand, *strangers)
+                    acc.probs.append(
+                        (strangers.count(heaviest) + (hand == heaviest)) / (len(strangers) + 1)
+                    )
+                    acc.log_chances += math.log(len(strangers) + 1)
+                    acc.heaviest += hand == heaviest
 
     def _add_feeder(self, table: TableObs, losers: Sequence[int], seat: int) -> None:
         feeder, hand = table.players[seat], table.hands[seat]
@@ -273,7 +298,7 @@ def _flag(
     feeder, beneficiary = pair
     acc, sample = evidence.shared[pair], evidence.samples[pair]
     back = evidence.shared.get((beneficiary, feeder))
-    n = len(acc.probs)
+    n = acc.wins
     excess_sum, hand_sum, size = ranks
     rest = evidence.lost_count[feeder] - sample.seated_lost
     return FlowFlag(
@@ -294,7 +319,7 @@ def _flag(
         ),
         flow_to_beneficiary=acc.feeder_points,
         flow_to_feeder=back.feeder_points if back else 0,
-        reverse_wins=len(back.probs) if back else 0,
+        reverse_wins=back.wins if back else 0,
         p=math.exp(log_p),
         q=math.exp(log_q),
         strength=-log_q / _LN10,
@@ -307,12 +332,14 @@ def detect_pointflow(
     q: float = 0.01,
     min_shared_wins: int = 5,
     max_cells: int = DEFAULT_MAX_CELLS,
+    queued: Iterable[tuple[str, str]] = (),
 ) -> PointflowResult:
-    """Flag feeder -> beneficiary pairs (see the module docstring)."""
+    """Flag feeder -> beneficiary pairs (see the module docstring); ``queued``: the pairs
+    co-seating found queueing together, no strangers to each other's partners."""
     if not 0 < q < 1 or min_shared_wins < 1:
         raise ValueError("need 0 < q < 1 and min_shared_wins >= 1")
     tested = _tested_pairs(tables, min_shared_wins)
-    evidence = _Evidence.of(tested)
+    evidence = _Evidence.of(tested, queued)
     for table in tables:
         evidence.add(table)
 

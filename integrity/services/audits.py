@@ -73,11 +73,11 @@ from integrity.domain.audit import (
     boosting_of,
     observations,
     outcome,
+    pointflow_of,
     seat_residuals,
     together_of,
 )
 from integrity.domain.coseating import CoseatingResult
-from integrity.domain.pointflow import detect_pointflow
 from integrity.domain.sessions import SessionsResult
 from integrity.domain.softplay import softplay_from_counts
 from integrity.models import AuditRun, Case, Flag
@@ -311,7 +311,7 @@ def _audit_in_sql(
             feeders = tables_of(counted.feeders, **window)
         with closing(feeders) as rows:
             tables, _ = observations(rows)
-        pointflow = detect_pointflow(tables, q=params.q, min_shared_wins=params.min_shared_wins)
+        pointflow = pointflow_of(tables, counted.coseating, params)
         seconds["pointflow"] = time.perf_counter() - started
         started = time.perf_counter()
         together = together_of(tables, counted.coseating, params)

@@ -37,7 +37,8 @@ def test_a_rank_tested_flag_names_the_games_apart() -> None:
         "白雪赢的 9 局里黑土平均剩 154.2 分手牌，不和白雪同桌的输局平均只剩 71.5 分（q = "
     )
     assert details == [
-        "其中 7 局黑土的手牌在输家中最重，随机预期 3 局。",
+        "其中 7 局黑土的手牌不比任何没出完的陌生对手轻（常一起排队的人不算陌生对手），"
+        "随机预期 3 局。",
         "这些局里黑土共输给白雪 1388 分；黑土赢白雪的 1 局里，白雪输给黑土 12 分。",
         "检验：黑土在这些局的手牌与其不和白雪同桌的 41 局输局比较（秩和检验）。",
     ]
@@ -56,4 +57,13 @@ def test_a_flag_without_games_apart_says_the_sign_test_decided() -> None:
     evidence = {**EVIDENCE, "test": "sign", "baseline_games": 0, "feeder_baseline": None}
     headline, details = words(evidence, "zh-hans")
     assert headline.startswith("白雪赢的 9 局里黑土都在同桌，平均剩 154.2 分手牌（q = ")
-    assert details[-1] == "检验：数黑土手牌最重的局数（黑土没有足够的其他输局可比）。"
+    assert details[-1] == (
+        "检验：数黑土手牌不比陌生对手轻的局数（黑土不和白雪同桌的输局太少，不够比较）。"
+    )
+    headline, details = words(evidence, "en")
+    assert (details[0], details[-1]) == (
+        "In 7 of them 黑土's hand was no lighter than any losing stranger's (players who "
+        "often queue together are no strangers); 3 expected by chance.",
+        "Test: the games in which 黑土's hand was no lighter than the losing strangers' "
+        "(黑土 has too few lost games without 白雪 to compare with).",
+    )

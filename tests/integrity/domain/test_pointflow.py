@@ -107,6 +107,29 @@ def test_a_pair_without_baseline_gets_the_sign_test() -> None:
     assert flag.q == pytest.approx(3 * 3.0**-8, rel=1e-12)
 
 
+def test_without_a_baseline_the_feeder_is_compared_with_the_losing_strangers() -> None:
+    # A farm of three: F and G both feed B and play nowhere else; x is a stranger. G holds
+    # 60 or 40 by turns, so F (50) holds the heaviest losing hand in only 4 of 8 games.
+    tables = [
+        game(f"w{i}", ("B", "F", "G", "x"), (0, 50, 60 if i % 2 else 40, 10)) for i in range(8)
+    ]
+    alone = detect_pointflow(tables)
+    assert (alone.family_size, alone.flags) == (3, ())
+    # Co-seating found the three queueing together: G is no stranger, F and G are each
+    # heavier than x in all 8, p = 2**-8; x has no losing stranger left to compare with.
+    result = detect_pointflow(tables, queued=[("B", "F"), ("B", "G"), ("F", "G")])
+    assert result.family_size == 3
+    assert [(f.feeder, f.test, f.baseline_games, f.heaviest) for f in result.flags] == [
+        ("F", "sign", 0, 8),
+        ("G", "sign", 0, 8),
+    ]
+    for flag in result.flags:
+        assert flag.shared_wins == 8
+        assert flag.expected == 4
+        assert flag.p == pytest.approx(2.0**-8, rel=1e-12)
+        assert flag.q == pytest.approx(1.5 * 2.0**-8, rel=1e-12)
+
+
 def test_too_few_shared_wins_are_not_tested() -> None:
     tables = [game(f"w{i}", ("B", "F", "x", "y"), (0, 50, 10, 20)) for i in range(4)]
     result = detect_pointflow(tables)
