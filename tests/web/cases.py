@@ -186,6 +186,24 @@ def tour_state(farm: Farm) -> dict[str, Any]:
 # --- the reviewer's journey --------------------------------------------------------------------
 
 #: The reason of the journey's sanction, 白雪's appeal and the second reviewer's decision.
+#: A rank-tested point-flow flag of 黑土 (``h``) feeding 白雪 (``b``), its evidence as the
+#: flag row stores it (integrity.services.findings): 9 wins of 白雪 with 黑土 at the table,
+#: 黑土's hands in them against 41 of his lost games without her.
+RANK_FLOW = {
+    "feeder": "h",
+    "beneficiary": "b",
+    "shared_wins": 9,
+    "test": "rank",
+    "baseline_games": 41,
+    "heaviest": 7,
+    "expected": 3.0,
+    "feeder_mean": 154.2,
+    "feeder_baseline": 71.5,
+    "flow_to_beneficiary": 1388,
+    "flow_to_feeder": 12,
+    "reverse_wins": 1,
+}
+
 REASON = "一台设备坐两个座位，15 局让分"
 STATEMENT = "是我弟弟用的手机"
 UPHELD = "证据采纳"

@@ -15,7 +15,7 @@ import pytest
 from django.conf import settings
 
 from accounts.models import Player, User
-from tests.web.cases import Farm
+from tests.web.cases import RANK_FLOW, Farm
 from tests.web.tour import Tour, build_tour
 from titles.models import TitleTerm
 
@@ -912,20 +912,7 @@ def test_a_reviewer_reads_point_flow_against_the_games_apart(
         statistic=171,
         p_value=3e-8,
         q_value=2.6e-6,
-        evidence={
-            "feeder": "h",
-            "beneficiary": "b",
-            "shared_wins": 9,
-            "test": "rank",
-            "baseline_games": 41,
-            "heaviest": 9,
-            "expected": 3.0,
-            "feeder_mean": 154.2,
-            "feeder_baseline": 71.5,
-            "flow_to_beneficiary": 1388,
-            "flow_to_feeder": 12,
-            "reverse_wins": 1,
-        },
+        evidence=RANK_FLOW,
     )
     assert (
         "白雪赢的 9 局里黑土平均剩 154.2 分手牌，不和白雪同桌的输局平均只剩 71.5 分"

@@ -4,35 +4,20 @@ feeder's hands in them and apart, and the test that decided, in Chinese and Engl
 from django.utils import translation
 
 from integrity.models import Flag
+from tests.web.cases import RANK_FLOW
 from web.case_evidence import flag_words
-
-#: A rank-tested flag as the flag row stores it (integrity.services.findings).
-EVIDENCE = {
-    "feeder": "b",
-    "beneficiary": "a",
-    "shared_wins": 9,
-    "test": "rank",
-    "baseline_games": 41,
-    "heaviest": 7,
-    "expected": 3.0,
-    "feeder_mean": 154.2,
-    "feeder_baseline": 71.5,
-    "flow_to_beneficiary": 1388,
-    "flow_to_feeder": 12,
-    "reverse_wins": 1,
-}
 
 
 def words(evidence: dict[str, object], language: str) -> tuple[str, list[str]]:
-    flag = Flag(detector="pointflow", player_keys=["a", "b"], q_value=0.003, evidence=evidence)
-    names = {"a": "白雪", "b": "黑土"}
+    flag = Flag(detector="pointflow", player_keys=["b", "h"], q_value=0.003, evidence=evidence)
+    names = {"b": "白雪", "h": "黑土"}
     with translation.override(language):
         said = flag_words(flag, names.__getitem__)
     return said.headline, said.details
 
 
 def test_a_rank_tested_flag_names_the_games_apart() -> None:
-    headline, details = words(EVIDENCE, "zh-hans")
+    headline, details = words(RANK_FLOW, "zh-hans")
     assert headline.startswith(
         "白雪赢的 9 局里黑土平均剩 154.2 分手牌，不和白雪同桌的输局平均只剩 71.5 分（q = "
     )
@@ -42,7 +27,7 @@ def test_a_rank_tested_flag_names_the_games_apart() -> None:
         "这些局里黑土共输给白雪 1388 分；黑土赢白雪的 1 局里，白雪输给黑土 12 分。",
         "检验：黑土在这些局的手牌与其不和白雪同桌的 41 局输局比较（秩和检验）。",
     ]
-    headline, details = words(EVIDENCE, "en")
+    headline, details = words(RANK_FLOW, "en")
     assert headline.startswith(
         "In 白雪's 9 wins 黑土 kept 154.2 points in hand on average, against 71.5 in "
         "lost games without 白雪 at the table (q = "
@@ -54,7 +39,7 @@ def test_a_rank_tested_flag_names_the_games_apart() -> None:
 
 
 def test_a_flag_without_games_apart_says_the_sign_test_decided() -> None:
-    evidence = {**EVIDENCE, "test": "sign", "baseline_games": 0, "feeder_baseline": None}
+    evidence = {**RANK_FLOW, "test": "sign", "baseline_games": 0, "feeder_baseline": None}
     headline, details = words(evidence, "zh-hans")
     assert headline.startswith("白雪赢的 9 局里黑土都在同桌，平均剩 154.2 分手牌（q = ")
     assert details[-1] == (
