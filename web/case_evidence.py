@@ -201,6 +201,11 @@ def _coseating(flag: Flag, name: Names) -> tuple[str, list[str]]:
     return headline, details
 
 
+#: The point-flow versions whose count was of the heaviest of all the losing hands and whose
+#: baseline held the games both lost: flags they stored are said in their own terms.
+WHOLE_TABLE_POINTFLOW = frozenset({"pointflow-1", "pointflow-2"})
+
+
 def _pointflow(flag: Flag, name: Names) -> tuple[str, list[str]]:
     e = flag.evidence
     feeder, beneficiary = name(e["feeder"]), name(e["beneficiary"])
@@ -218,12 +223,16 @@ def _pointflow(flag: Flag, name: Names) -> tuple[str, list[str]]:
             "%(beneficiary)s赢的 %(wins)s 局里%(feeder)s平均剩 %(mean)s 分手牌，"
             "不和%(beneficiary)s同桌的输局平均只剩 %(baseline)s 分"
         )
-    details = [
-        _(
+    whole_table = flag.version in WHOLE_TABLE_POINTFLOW
+    if whole_table:
+        heavy = _("其中 %(heaviest)s 局%(feeder)s的手牌在输家中最重，随机预期 %(expected)s 局。")
+    else:
+        heavy = _(
             "其中 %(heaviest)s 局%(feeder)s的手牌不比任何没出完的陌生对手轻"
             "（常一起排队的人不算陌生对手），随机预期 %(expected)s 局。"
         )
-        % {"heaviest": e["heaviest"], "feeder": feeder, "expected": decimal(e["expected"])},
+    details = [
+        heavy % {"heaviest": e["heaviest"], "feeder": feeder, "expected": decimal(e["expected"])},
         _(
             "这些局里%(feeder)s共输给%(beneficiary)s %(to_b)s 分；"
             "%(feeder)s赢%(beneficiary)s的 %(reverse)s 局里，%(beneficiary)s输给%(feeder)s "
@@ -237,22 +246,23 @@ def _pointflow(flag: Flag, name: Names) -> tuple[str, list[str]]:
             "to_f": e.get("flow_to_feeder", "—"),
         },
     ]
-    if e.get("test") == "rank":
-        details.append(
-            _(
-                "检验：%(feeder)s在这些局的手牌与其不和%(beneficiary)s同桌的 %(n)s 局输局比较"
-                "（秩和检验）。"
-            )
-            % {"feeder": feeder, "beneficiary": beneficiary, "n": e.get("baseline_games", "—")}
+    if e.get("test") == "rank" and whole_table:
+        test = _("检验：%(feeder)s在这些局的手牌与其另外 %(n)s 局输局比较（秩和检验）。")
+    elif e.get("test") == "rank":
+        test = _(
+            "检验：%(feeder)s在这些局的手牌与其不和%(beneficiary)s同桌的 %(n)s 局输局比较"
+            "（秩和检验）。"
         )
+    elif whole_table:
+        test = _("检验：数%(feeder)s手牌最重的局数（%(feeder)s没有足够的其他输局可比）。")
     else:
-        details.append(
-            _(
-                "检验：数%(feeder)s手牌不比陌生对手轻的局数"
-                "（%(feeder)s不和%(beneficiary)s同桌的输局太少，不够比较）。"
-            )
-            % {"feeder": feeder, "beneficiary": beneficiary}
+        test = _(
+            "检验：数%(feeder)s手牌不比陌生对手轻的局数"
+            "（%(feeder)s不和%(beneficiary)s同桌的输局太少，不够比较）。"
         )
+    details.append(
+        test % {"feeder": feeder, "beneficiary": beneficiary, "n": e.get("baseline_games", "—")}
+    )
     return headline % words, details
 
 

@@ -8,8 +8,16 @@ from tests.web.cases import RANK_FLOW
 from web.case_evidence import flag_words
 
 
-def words(evidence: dict[str, object], language: str) -> tuple[str, list[str]]:
-    flag = Flag(detector="pointflow", player_keys=["b", "h"], q_value=0.003, evidence=evidence)
+def words(
+    evidence: dict[str, object], language: str, version: str = "pointflow-3"
+) -> tuple[str, list[str]]:
+    flag = Flag(
+        detector="pointflow",
+        version=version,
+        player_keys=["b", "h"],
+        q_value=0.003,
+        evidence=evidence,
+    )
     names = {"b": "白雪", "h": "黑土"}
     with translation.override(language):
         said = flag_words(flag, names.__getitem__)
@@ -51,4 +59,20 @@ def test_a_flag_without_games_apart_says_the_sign_test_decided() -> None:
         "often queue together are no strangers); 3 expected by chance.",
         "Test: the games in which 黑土's hand was no lighter than the losing strangers' "
         "(黑土 has too few lost games without 白雪 to compare with).",
+    )
+
+
+def test_a_flag_of_an_older_version_is_said_in_its_own_terms() -> None:
+    """pointflow-2 counted the heaviest of all the losing hands and put the games both lost
+    in the feeder's baseline."""
+    _, details = words(RANK_FLOW, "zh-hans", version="pointflow-2")
+    assert (details[0], details[-1]) == (
+        "其中 7 局黑土的手牌在输家中最重，随机预期 3 局。",
+        "检验：黑土在这些局的手牌与其另外 41 局输局比较（秩和检验）。",
+    )
+    evidence = {**RANK_FLOW, "test": "sign", "baseline_games": 0, "feeder_baseline": None}
+    _, details = words(evidence, "en", version="pointflow-2")
+    assert details[-1] == (
+        "Test: the count of games where 黑土 held the heaviest hand (too few other lost "
+        "games to compare)."
     )
