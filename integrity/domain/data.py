@@ -16,12 +16,13 @@ clock, Asia/Shanghai (:data:`core.domain.clock.TOUR_TZ`; :func:`hour_bucket`), s
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime
 from typing import Final, NamedTuple
 
 from core.domain.clock import TOUR_TZ
 
-__all__ = ["SessionObs", "TableObs", "hour_bucket", "trusted_table"]
+__all__ = ["SessionObs", "TableObs", "hour_bucket", "partners_of", "trusted_table"]
 
 _EPOCH: Final = datetime(1970, 1, 1, tzinfo=TOUR_TZ)
 
@@ -70,6 +71,15 @@ class TableObs(_TableFields):
         if not winners or any(not 0 <= w < seats for w in winners):
             raise ValueError(f"{game_id}: bad winner seats {winners}")
         return tuple.__new__(cls, (game_id, hour, players, hands, scores, winners))
+
+
+def partners_of(pairs: Iterable[tuple[str, str]]) -> dict[str, frozenset[str]]:
+    """Each player's partners in ``pairs`` (who queues with whom, both ways)."""
+    partners: dict[str, set[str]] = {}
+    for a, b in pairs:
+        partners.setdefault(a, set()).add(b)
+        partners.setdefault(b, set()).add(a)
+    return {player: frozenset(others) for player, others in partners.items()}
 
 
 def trusted_table(

@@ -67,7 +67,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import ClassVar, Final
 
-from integrity.domain.data import TableObs
+from integrity.domain.data import TableObs, partners_of
 from integrity.domain.stats import (
     DEFAULT_MAX_CELLS,
     bh_log_qvalues,
@@ -211,13 +211,8 @@ class _Evidence:
             partners.setdefault(feeder, []).append(beneficiary)
             followed.setdefault(feeder, set()).add(beneficiary)
             followed.setdefault(beneficiary, set()).add(feeder)
-        neighbours: dict[str, set[str]] = {}
-        for a, b in queued:
-            neighbours.setdefault(a, set()).add(b)
-            neighbours.setdefault(b, set()).add(a)
         samples = {pair: _Samples() for pair in tested}
-        known = {player: frozenset(others) for player, others in neighbours.items()}
-        return cls(partners, followed, known, samples, {feeder: [] for feeder in partners})
+        return cls(partners, followed, partners_of(queued), samples, {f: [] for f in partners})
 
     def add(self, table: TableObs) -> None:
         losers = _lost_games(table)

@@ -66,7 +66,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import ClassVar, Final
 
-from integrity.domain.data import TableObs
+from integrity.domain.data import TableObs, partners_of
 from integrity.domain.stats import bh_log_qvalues, log_luce_tail, log_mid_rank_sum_tail
 
 __all__ = ["VERSION", "PlayerSides", "Side", "TogetherFlag", "TogetherResult", "detect_together"]
@@ -221,7 +221,7 @@ def _mean(values: Sequence[float]) -> float | None:
 def _test(
     pair: tuple[str, str],
     games: dict[str, list[_Game]],
-    neighbours: dict[str, set[str]],
+    neighbours: dict[str, frozenset[str]],
     min_shared: int,
     min_apart: int,
 ) -> tuple[float, TogetherFlag] | None:
@@ -273,10 +273,7 @@ def detect_together(
     """Test each pair (see the module docstring) and flag at weighted BH ``q``."""
     chosen = sorted({(min(a, b), max(a, b)) for a, b in pairs})
     games = _games(tables, chosen)
-    neighbours: dict[str, set[str]] = {}
-    for a, b in chosen:
-        neighbours.setdefault(a, set()).add(b)
-        neighbours.setdefault(b, set()).add(a)
+    neighbours = partners_of(chosen)
     tested = [t for pair in chosen if (t := _test(pair, games, neighbours, min_shared, min_apart))]
     mean = math.fsum(flag.shared for _, flag in tested) / len(tested) if tested else 1.0
     weighted = [(log_p - math.log(flag.shared / mean), flag) for log_p, flag in tested]
