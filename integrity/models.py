@@ -54,6 +54,7 @@ class Flag(models.Model):
         BOOSTING = "boosting", "boosting (代练)"
         SOFTPLAY = "softplay", "soft play: a partner spared (放水)"
         TOGETHER = "together", "better together than apart (串谋)"
+        FED = "fed", "a fed account: its group's hands in its wins (养号)"
 
     class Family(models.TextChoices):
         BEHAVIOUR = "behaviour", "behaviour"

@@ -322,6 +322,7 @@ def _detectors(outcome: AuditOutcome, truth: _Truth) -> dict[str, Any]:
         ("pointflow", outcome.pointflow),
         ("boosting", outcome.boosting),
         ("together", outcome.together),
+        ("fed", outcome.fed),
     ]
     if outcome.softplay.family_size:
         results.append(("softplay", outcome.softplay))

@@ -48,6 +48,7 @@ DETECTOR_LABELS = {
     "boosting": gettext_lazy("代练迹象"),
     "softplay": gettext_lazy("放水"),
     "together": gettext_lazy("同桌时成绩异常"),
+    "fed": gettext_lazy("养号（一伙人给一个号送分）"),
 }
 
 #: The detector families of ``Case.families`` (the queue's filter).
@@ -58,6 +59,7 @@ FAMILY_LABELS = {
     "sessions": gettext_lazy("设备与地址"),
     "boosting": gettext_lazy("代练"),
     "together": gettext_lazy("同桌异常"),
+    "fed": gettext_lazy("养号"),
 }
 
 CASE_STATUS_LABELS = {
@@ -414,6 +416,47 @@ def _together(flag: Flag, name: Names) -> tuple[str, list[str]]:
     return headline, details
 
 
+def _fed(flag: Flag, name: Names) -> tuple[str, list[str]]:
+    e = flag.evidence
+    account = name(e["account"])
+    group = "、".join(name(key) for key in e["group"])
+    headline = _(
+        "%(account)s赢的 %(wins)s 局里，常和%(account)s一起排队的%(group)s平均剩 %(mean)s 分手牌；"
+        "别人赢的 %(other)s 局里只剩 %(other_mean)s 分"
+    ) % {
+        "account": account,
+        "group": group,
+        "wins": e["wins"],
+        "mean": decimal(e["group_in_wins"]),
+        "other": e["other_wins"],
+        "other_mean": decimal(e["group_in_other_wins"]),
+    }
+    if e.get("losers_apart") is None:
+        apart = _(
+            "%(account)s没有他们不在场时赢的局，无从比较%(account)s平时赢牌时输家剩多少。"
+        ) % {"account": account}
+    else:
+        apart = _(
+            "%(account)s在他们同桌时赢的局里，输家平均剩 %(losers)s 分；他们不在场时赢的 "
+            "%(apart)s 局里，输家平均剩 %(losers_apart)s 分。"
+        ) % {
+            "account": account,
+            "losers": decimal(e["losers_in_wins"]),
+            "apart": e["apart_wins"],
+            "losers_apart": decimal(e["losers_apart"]),
+        }
+    details = [
+        apart,
+        _(
+            "检验：同一伙人在同一类牌桌上，%(account)s赢时的手牌与别人（同伙或陌生人）赢时"
+            "比较（秩和检验），先减去 %(margin)s 分的余量：有的人赢牌本来就让输家剩得多，"
+            "送分要比这更重才算。"
+        )
+        % {"account": account, "margin": e["margin"]},
+    ]
+    return headline, details
+
+
 def _generic(flag: Flag, name: Names) -> tuple[str, list[str]]:
     headline = _("%(players)s：统计量 %(statistic)s") % {
         "players": "、".join(name(key) for key in flag.player_keys),
@@ -431,6 +474,7 @@ PRESENTERS: dict[str, Callable[[Flag, Names], tuple[str, list[str]]]] = {
     "boosting": _boosting,
     "softplay": _softplay,
     "together": _together,
+    "fed": _fed,
 }
 
 

@@ -22,7 +22,8 @@ is what runs.
   boosting can test.
 * :func:`audit` runs co-seating, point flow (:func:`pointflow_of`, co-seating's
   discoveries no strangers to each other), "better together" (:func:`together_of`, on
-  co-seating's discoveries), shared sessions (clusters and same-table links) and boosting
+  co-seating's discoveries), the fed accounts (:func:`fed_of`, the groups co-seating found
+  queueing together), shared sessions (clusters and same-table links) and boosting
   over a whole window with the parameters of :class:`AuditParams`, and soft play when the
   window's chances are given;
   :func:`outcome` gathers the detectors' results, however they were computed (the database
@@ -32,7 +33,7 @@ is what runs.
 Flag references (the keys of :attr:`AuditOutcome.flags`) are stable across runs of the
 same data: ``coseating:a|b``, ``pointflow:feeder>beneficiary``, ``sessions:a|b|…``,
 ``same_table:game:a|b:kind:identifier``, ``boosting:player``, ``softplay:actor>target``,
-``together:a|b``.
+``together:a|b``, ``fed:account``.
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ from integrity.domain.boosting import BoostFlag, BoostingResult, detect_boosting
 from integrity.domain.cases import Flag, Triage, propose_cases
 from integrity.domain.coseating import CoseatingResult, PairFlag, detect_coseating
 from integrity.domain.data import SessionObs, TableObs, trusted_table
+from integrity.domain.fed import FedFlag, FedResult, detect_fed
 from integrity.domain.pointflow import FlowFlag, PointflowResult, detect_pointflow
 from integrity.domain.sessions import (
     DEFAULT_MAX_DEGREE,
@@ -66,6 +68,7 @@ __all__ = [
     "SeatRow",
     "audit",
     "boosting_of",
+    "fed_of",
     "flag_ref",
     "observations",
     "outcome",
@@ -80,7 +83,14 @@ __all__ = [
 SeatRow = tuple[str, int, str, int, int, str | None, str | None]
 
 DetectorFlag = (
-    PairFlag | FlowFlag | SessionCluster | SameTableLink | BoostFlag | SoftPlayFlag | TogetherFlag
+    PairFlag
+    | FlowFlag
+    | SessionCluster
+    | SameTableLink
+    | BoostFlag
+    | SoftPlayFlag
+    | TogetherFlag
+    | FedFlag
 )
 
 #: No soft-play result: an in-memory audit given no chances (a window without move logs).
@@ -113,6 +123,7 @@ class AuditOutcome:
     flags: dict[str, DetectorFlag]
     softplay: SoftPlayResult
     together: TogetherResult
+    fed: FedResult
     triage: Triage
     tables: int
     seats: int
@@ -129,6 +140,7 @@ class Found:
     sessions: SessionsResult
     boosting: BoostingResult
     together: TogetherResult
+    fed: FedResult
     softplay: SoftPlayResult = NO_SOFTPLAY
 
 
@@ -279,6 +291,16 @@ def together_of(
     )
 
 
+def fed_of(
+    tables: Iterable[TableObs], coseating: CoseatingResult, params: AuditParams
+) -> FedResult:
+    """Run the fed-account test over the groups of the pairs co-seating discovered with
+    ``>= min_shared_wins`` tables together (``tables``: at least every game of their
+    players)."""
+    pairs = [f.players for f in coseating.flags if f.shared >= params.min_shared_wins]
+    return detect_fed(tables, pairs, q=params.q, min_shared_wins=params.min_shared_wins)
+
+
 def flag_ref(flag: DetectorFlag) -> str:
     """The stable reference of a detector's flag (see the module docstring)."""
     if isinstance(flag, PairFlag):
@@ -294,6 +316,8 @@ def flag_ref(flag: DetectorFlag) -> str:
         return f"softplay:{flag.actor}>{flag.target}"
     if isinstance(flag, TogetherFlag):
         return f"together:{flag.players[0]}|{flag.players[1]}"
+    if isinstance(flag, FedFlag):
+        return f"fed:{flag.account}"
     return f"boosting:{flag.player}"
 
 
@@ -332,11 +356,14 @@ def audit(
     together = together_of(tables, coseating, params)
     seconds["together"] = time.perf_counter() - started
     started = time.perf_counter()
+    fed = fed_of(tables, coseating, params)
+    seconds["fed"] = time.perf_counter() - started
+    started = time.perf_counter()
     shared = detect_sessions(sessions, max_degree=params.max_degree)
     seconds["sessions"] = time.perf_counter() - started
 
     return outcome(
-        Found(coseating, pointflow, shared, boosting, together, softplay),
+        Found(coseating, pointflow, shared, boosting, together, fed, softplay),
         tables=len(tables),
         seats=len(sessions),
         players=len({obs.player for obs in sessions}),
@@ -357,6 +384,7 @@ def outcome(
         *found.boosting.flags,
         *found.softplay.flags,
         *found.together.flags,
+        *found.fed.flags,
     ]
     flags = {flag_ref(flag): flag for flag in every}
     started = time.perf_counter()
@@ -371,6 +399,7 @@ def outcome(
         flags=flags,
         softplay=found.softplay,
         together=found.together,
+        fed=found.fed,
         triage=triage,
         tables=tables,
         seats=seats,

@@ -10,13 +10,14 @@ flag reference:
   wins, tested conditionally on the tables, so independent of how often they met),
   ``softplay`` (a partner spared the punishments dealt to everyone else, from move logs),
   ``boosting`` (one account's performance over time), ``together`` (a player's hands
-  with the partner at the table against their other games);
+  with the partner at the table against their other games), ``fed`` (the hands of the
+  accounts queued with one account in its wins);
 * links: ``sessions`` (devices and addresses).
 
 **Rule: evidence that someone benefited, not a count of families.** Players are related
 when a flag names them together; union-find over the flags' player sets gives the clusters
 of related players. A cluster opens a case only when it holds evidence that someone
-benefited: a behaviour signal of benefit (``pointflow``, ``softplay``, ``together``), a
+benefited: a behaviour signal of benefit (``pointflow``, ``softplay``, ``together``, ``fed``), a
 near-conclusive event (two seats of one game on one *device*), or a strong ``boosting``
 flag (strength >= :data:`STRONG_BOOSTING`), which stands alone. Co-seating says only that
 players queue together, and a shared address (a household, even at one table) only that they live
@@ -52,10 +53,18 @@ __all__ = [
 
 VERSION: Final = "cases-2"
 
-FAMILIES: Final = ("boosting", "coseating", "pointflow", "sessions", "softplay", "together")
+FAMILIES: Final = (
+    "boosting",
+    "coseating",
+    "fed",
+    "pointflow",
+    "sessions",
+    "softplay",
+    "together",
+)
 
 #: The behaviour families whose flag is itself evidence that someone benefited.
-BENEFIT_FAMILIES: Final = frozenset({"pointflow", "softplay", "together"})
+BENEFIT_FAMILIES: Final = frozenset({"fed", "pointflow", "softplay", "together"})
 
 #: A boosting flag this strong (q <= 0.01) opens a case on its own: ``boost-2`` tests a
 #: block of better games only where the account's sessions change hands, so at the audit's

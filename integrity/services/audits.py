@@ -28,8 +28,8 @@ flags ... flags on related players group into cases").
      (:func:`~integrity.domain.softplay.softplay_from_counts`);
    * once the other connection is done, the tables of the players point flow can test are
      loaded (:func:`~integrity.sql.window.tables_of`) and point flow runs on them, then
-     "better together" on the co-seating discoveries among them (their players' games are
-     all in those tables).
+     "better together" and the fed-account test on the co-seating discoveries among them
+     (their players' games are all in those tables).
 
    On the second connection meanwhile:
 
@@ -71,6 +71,7 @@ from integrity.domain.audit import (
     AuditParams,
     Found,
     boosting_of,
+    fed_of,
     observations,
     outcome,
     pointflow_of,
@@ -175,6 +176,7 @@ def _stats(found: AuditOutcome, seconds: dict[str, float]) -> dict[str, Any]:
         "boosting_family": found.boosting.family_size,
         "softplay_family": found.softplay.family_size,
         "together_family": found.together.family_size,
+        "fed_family": found.fed.family_size,
         "flags": {
             "coseating": len(found.coseating.flags),
             "pointflow": len(found.pointflow.flags),
@@ -183,6 +185,7 @@ def _stats(found: AuditOutcome, seconds: dict[str, float]) -> dict[str, Any]:
             "boosting": len(found.boosting.flags),
             "softplay": len(found.softplay.flags),
             "together": len(found.together.flags),
+            "fed": len(found.fed.flags),
         },
         "cases_proposed": len(found.triage.cases),
         "review": len(found.triage.review),
@@ -316,9 +319,14 @@ def _audit_in_sql(
         started = time.perf_counter()
         together = together_of(tables, counted.coseating, params)
         seconds["together"] = time.perf_counter() - started
+        started = time.perf_counter()
+        fed = fed_of(tables, counted.coseating, params)
+        seconds["fed"] = time.perf_counter() - started
         job_progress(6, AUDIT_STEPS, "pointflow")
 
-        found = Found(counted.coseating, pointflow, counted.sessions, boosting, together, softplay)
+        found = Found(
+            counted.coseating, pointflow, counted.sessions, boosting, together, fed, softplay
+        )
         return outcome(
             found,
             tables=counted.tables,

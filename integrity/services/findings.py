@@ -27,6 +27,7 @@ from integrity.domain.audit import AuditOutcome, DetectorFlag
 from integrity.domain.boosting import BoostFlag
 from integrity.domain.cases import NEAR_CONCLUSIVE_SCORE, CaseProposal
 from integrity.domain.coseating import PairFlag
+from integrity.domain.fed import FedFlag
 from integrity.domain.pointflow import FlowFlag
 from integrity.domain.sessions import SameTableLink, SessionCluster
 from integrity.domain.softplay import SoftPlayFlag
@@ -52,6 +53,7 @@ def versions(outcome: AuditOutcome) -> dict[str, str]:
         "boosting": outcome.boosting.version,
         "softplay": outcome.softplay.version,
         "together": outcome.together.version,
+        "fed": outcome.fed.version,
         "cases": outcome.triage.version,
     }
 
@@ -184,6 +186,31 @@ def _together_row(flag: TogetherFlag) -> dict[str, Any]:
     }
 
 
+def _fed_row(flag: FedFlag) -> dict[str, Any]:
+    return {
+        "detector": Flag.Detector.FED,
+        "family": Flag.Family.BEHAVIOUR,
+        "player_keys": list(flag.players),
+        "statistic": flag.rank_sum,
+        "p_value": flag.p,
+        "q_value": flag.q,
+        "evidence": {
+            "account": flag.account,
+            "group": list(flag.group),
+            "wins": flag.wins,
+            "other_wins": flag.other_wins,
+            "apart_wins": flag.apart_wins,
+            "rank_sum": flag.rank_sum,
+            "expected": flag.expected,
+            "margin": flag.margin,
+            "group_in_wins": flag.group_in_wins,
+            "group_in_other_wins": flag.group_in_other_wins,
+            "losers_in_wins": flag.losers_in_wins,
+            "losers_apart": flag.losers_apart,
+        },
+    }
+
+
 #: The fields of a detector flag's row, by the flag's type.
 _ROWS: dict[type, Callable[[Any], dict[str, Any]]] = {
     PairFlag: _coseating_row,
@@ -192,6 +219,7 @@ _ROWS: dict[type, Callable[[Any], dict[str, Any]]] = {
     BoostFlag: _boosting_row,
     SoftPlayFlag: _softplay_row,
     TogetherFlag: _together_row,
+    FedFlag: _fed_row,
 }
 
 

@@ -300,15 +300,18 @@ def test_the_database_audit_finds_what_the_in_memory_audit_finds(
     sql = audits._audit_in_sql(window, params, None)
 
     assert sql.flags == memory.flags
-    assert (sql.coseating, sql.pointflow, sql.sessions, sql.boosting, sql.together) == (
+    assert (sql.coseating, sql.pointflow, sql.sessions, sql.boosting, sql.together, sql.fed) == (
         memory.coseating,
         memory.pointflow,
         memory.sessions,
         memory.boosting,
         memory.together,
+        memory.fed,
     )
-    # "Better together" tested the co-seating pairs from the tables the database loaded.
+    # "Better together" and the fed-account test tested the co-seating pairs from the tables
+    # the database loaded.
     assert memory.together.family_size > 0
+    assert memory.fed.family_size > 0
     assert (sql.tables, sql.seats, sql.players) == (memory.tables, memory.seats, memory.players)
     assert memory.pointflow.flags
     assert booster in {flag.player for flag in memory.boosting.flags}

@@ -71,6 +71,7 @@ def test_an_audit_of_ingested_simulated_games_finds_the_injected_farm(
         "boosting",
         "softplay",
         "together",
+        "fed",
     }
     case = _case_with(set(farm))
     assert case is not None

@@ -51,6 +51,7 @@ def test_a_small_report() -> None:
         "pointflow": 0,
         "boosting": 0,
         "together": 0,
+        "fed": 0,
     }
     # The honest twin: no statistical flag at all; household links still open link cases.
     assert {name: d["flags"] for name, d in honest["detectors"].items() if "flags" in d} == {
@@ -58,6 +59,7 @@ def test_a_small_report() -> None:
         "pointflow": 0,
         "boosting": 0,
         "together": 0,
+        "fed": 0,
     }
     assert (honest["cases"]["total"], honest["cases"]["review_queue"]) == (0, 19)
     assert figures["params"] == {

@@ -204,6 +204,24 @@ RANK_FLOW = {
     "reverse_wins": 1,
 }
 
+#: A fed-account flag of 白雪 (``b``), fed by 黑土 (``h``), its evidence as the flag row
+#: stores it: 12 wins of 白雪 with 黑土 at the table against 7 games someone else won, and 3
+#: wins of hers without him.
+FED = {
+    "account": "b",
+    "group": ["h"],
+    "wins": 12,
+    "other_wins": 7,
+    "apart_wins": 3,
+    "rank_sum": 162,
+    "expected": 120.0,
+    "margin": 15,
+    "group_in_wins": 168.5,
+    "group_in_other_wins": 62.4,
+    "losers_in_wins": 121.0,
+    "losers_apart": 70.0,
+}
+
 REASON = "一台设备坐两个座位，15 局让分"
 STATEMENT = "是我弟弟用的手机"
 UPHELD = "证据采纳"

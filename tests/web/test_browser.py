@@ -15,7 +15,7 @@ import pytest
 from django.conf import settings
 
 from accounts.models import Player, User
-from tests.web.cases import RANK_FLOW, Farm
+from tests.web.cases import FED, RANK_FLOW, Farm
 from tests.web.tour import Tour, build_tour
 from titles.models import TitleTerm
 
@@ -923,6 +923,37 @@ def test_a_reviewer_reads_point_flow_against_the_games_apart(
     )
     no_blocking_violations(driver)
     shoot(driver, "review-case-pointflow", at=".flag-pointflow")
+
+
+def test_a_reviewer_reads_a_fed_account_against_the_others_wins(
+    transactional_db: Any, live_server: Any, driver: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fed-account flag on the farm's case says whose hands were heavy in whose wins, what
+    they were compared with, and the margin allowed for a way of winning."""
+    from integrity.models import Flag
+
+    read_flag_on_the_case(
+        driver,
+        live_server,
+        monkeypatch,
+        Flag.Detector.FED,
+        version="fed-1",
+        statistic=162,
+        p_value=2e-5,
+        q_value=4.1e-4,
+        evidence=FED,
+    )
+    assert (
+        "白雪赢的 12 局里，常和白雪一起排队的黑土平均剩 168.5 分手牌；别人赢的 7 局里只剩 "
+        "62.4 分（q = 4.1×10⁻⁴）" in [e.text for e in css_all(driver, ".flag-headline")]
+    )
+    assert texts(driver, ".flag-fed .flag-details li")[-2:] == [
+        "白雪在他们同桌时赢的局里，输家平均剩 121 分；他们不在场时赢的 3 局里，输家平均剩 70 分。",
+        "检验：同一伙人在同一类牌桌上，白雪赢时的手牌与别人（同伙或陌生人）赢时比较"
+        "（秩和检验），先减去 15 分的余量：有的人赢牌本来就让输家剩得多，送分要比这更重才算。",
+    ]
+    no_blocking_violations(driver)
+    shoot(driver, "review-case-fed", at=".flag-fed")
 
 
 def test_a_reviewer_sanctions_and_a_second_reviewer_upholds_the_appeal(

@@ -159,7 +159,7 @@ class Command(BaseCommand):
                 f"true {c['lowest_true_score']}, highest false {c['highest_false_score']}; "
                 f"review queue {c['review_queue']} flags"
             )
-            for detector in ("coseating", "pointflow", "boosting", "together", "softplay"):
+            for detector in ("coseating", "pointflow", "boosting", "together", "fed", "softplay"):
                 if detector not in f["detectors"]:
                     continue
                 d = f["detectors"][detector]

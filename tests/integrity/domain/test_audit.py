@@ -116,5 +116,6 @@ def test_one_audit_over_a_farm() -> None:
         "sessions",
         "boosting",
         "together",
+        "fed",
         "cases",
     }

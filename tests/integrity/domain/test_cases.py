@@ -107,6 +107,23 @@ def test_friends_in_a_household_are_leads_and_a_soft_player_is_a_case() -> None:
     assert triage.review == ("co-1", "s-1")
 
 
+def test_a_fed_account_opens_a_case_over_the_farm_co_seating_found() -> None:
+    flags: dict[str, Flag] = {
+        "co-1": pair_flag("b", "f1", 1e-12),
+        "co-2": pair_flag("b", "f2", 1e-12),
+        "fed-1": Stub("fed", ("b", "f1", "f2"), 3.0),
+    }
+    triage = propose_cases(flags)
+    [case] = triage.cases
+    assert (case.players, case.families, case.reason) == (
+        ("b", "f1", "f2"),
+        ("coseating", "fed"),
+        "benefit: fed; with coseating",
+    )
+    assert case.score == pytest.approx(3.0 + 2 * 12.0)
+    assert triage.review == ()
+
+
 @pytest.mark.parametrize(("strength", "cased"), [(1.9, False), (2.0, True)])
 def test_a_strong_boosting_flag_stands_alone(strength: float, cased: bool) -> None:
     triage = propose_cases({"bo-1": Stub("boosting", ("z",), strength)})
