@@ -50,7 +50,13 @@ from fractions import Fraction
 from typing import ClassVar, Final
 
 from integrity.domain.data import TableObs, partners_of
-from integrity.domain.stats import DEFAULT_MAX_CELLS, bh_log_qvalues, log_rank_sum_sf, rank_sum
+from integrity.domain.stats import (
+    DEFAULT_MAX_CELLS,
+    bh_log_qvalues,
+    log_comb,
+    log_rank_sum_sf,
+    rank_sum,
+)
 
 __all__ = ["STYLE_MARGIN", "VERSION", "FedFlag", "FedResult", "detect_fed"]
 
@@ -140,14 +146,10 @@ def _add(samples: _Samples, table: TableObs, seat: int, group: frozenset[str]) -
         samples.group_in_other_wins.append(_mean(losing))
 
 
-def _log_comb(n: int, k: int) -> float:
-    return math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
-
-
 def _tested(samples: _Samples, min_shared_wins: int, q: float) -> bool:
     """Whether the counts let the rank sum reach ``q`` (the family, module docstring)."""
     n = len(samples.group_in_wins)
-    return n >= min_shared_wins and _log_comb(n + len(samples.group_in_other_wins), n) >= -math.log(
+    return n >= min_shared_wins and log_comb(n + len(samples.group_in_other_wins), n) >= -math.log(
         q
     )
 

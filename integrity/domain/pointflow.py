@@ -71,6 +71,7 @@ from integrity.domain.data import TableObs, partners_of
 from integrity.domain.stats import (
     DEFAULT_MAX_CELLS,
     bh_log_qvalues,
+    log_comb,
     log_poisson_binomial_sf,
     log_rank_sum_sf,
     rank_sum,
@@ -162,10 +163,6 @@ class _Samples:
 def _lost_games(table: TableObs) -> list[int]:
     winners = set(table.winners)
     return [seat for seat in range(len(table.players)) if seat not in winners]
-
-
-def _log_comb(n: int, k: int) -> float:
-    return math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
 
 
 def _excess(hand: int, others: Sequence[int]) -> Fraction:
@@ -300,7 +297,7 @@ def _flag(
         feeder=feeder,
         beneficiary=beneficiary,
         shared_wins=n,
-        test="rank" if _log_comb(n + size, n) >= acc.log_chances else "sign",
+        test="rank" if log_comb(n + size, n) >= acc.log_chances else "sign",
         baseline_games=size,
         rank_sum=excess_sum,
         rank_sum_hands=hand_sum,
@@ -343,7 +340,7 @@ def detect_pointflow(
     for pair in tested:
         acc, n = evidence.shared[pair], len(evidence.samples[pair].wins)
         ranks[pair] = _ranks(pair, evidence)
-        if _log_comb(n + ranks[pair][2], n) >= acc.log_chances:
+        if log_comb(n + ranks[pair][2], n) >= acc.log_chances:
             log_ps.append(
                 max(
                     log_rank_sum_sf(w, n, n + ranks[pair][2], max_cells=max_cells)

@@ -64,6 +64,7 @@ __all__ = [
     "bh_log_qvalues",
     "bh_qvalues",
     "log_binomial_sf",
+    "log_comb",
     "log_fisher_lower",
     "log_fisher_sum_lower",
     "log_luce_tail",
@@ -336,16 +337,17 @@ def log_mid_rank_sum_tail(first: Sequence[float], second: Sequence[float]) -> fl
     return log_normal_sf(z)
 
 
-def _log_comb(n: int, k: int) -> float:
+def log_comb(n: int, k: int) -> float:
+    """Return ``log C(n, k)``."""
     return math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
 
 
 def _hypergeometric(k: int, successes: int, total: int) -> list[tuple[int, float]]:
     """``(j, log P(X = j))`` over the support of ``X`` hypergeometric: ``k`` draws from
     ``total`` of which ``successes`` are successes."""
-    denominator = _log_comb(total, k)
+    denominator = log_comb(total, k)
     return [
-        (j, _log_comb(successes, j) + _log_comb(total - successes, k - j) - denominator)
+        (j, log_comb(successes, j) + log_comb(total - successes, k - j) - denominator)
         for j in range(max(0, k - (total - successes)), min(k, successes) + 1)
     ]
 
@@ -402,7 +404,7 @@ def _log_wins_polynomial(games: Mapping[int, int], cap: int) -> list[float]:
     for k, n in sorted(games.items()):
         if k < 1 or n < 0:
             raise ValueError(f"{n} games against {k} rivals")
-        term = [_log_comb(n, j) - j * math.log(k) for j in range(min(n, cap) + 1)]
+        term = [log_comb(n, j) - j * math.log(k) for j in range(min(n, cap) + 1)]
         poly = _log_convolve(poly, term, cap)
     return poly
 
