@@ -148,10 +148,8 @@ def _add(samples: _Samples, table: TableObs, seat: int, group: frozenset[str]) -
 
 def _tested(samples: _Samples, min_shared_wins: int, q: float) -> bool:
     """Whether the counts let the rank sum reach ``q`` (the family, module docstring)."""
-    n = len(samples.group_in_wins)
-    return n >= min_shared_wins and log_comb(n + len(samples.group_in_other_wins), n) >= -math.log(
-        q
-    )
+    n, m = len(samples.group_in_wins), len(samples.group_in_other_wins)
+    return n >= min_shared_wins and log_comb(n + m, n) >= -math.log(q)
 
 
 def _average(values: Sequence[Fraction]) -> float:
