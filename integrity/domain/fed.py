@@ -152,6 +152,16 @@ def _tested(samples: _Samples, min_shared_wins: int, q: float) -> bool:
     return n >= min_shared_wins and log_comb(n + m, n) >= -math.log(q)
 
 
+def _rank_test(samples: _Samples, max_cells: int) -> tuple[int, float]:
+    """The rank sum of the group's hands in the account's wins, less the margin, among
+    those in the others' wins, and its log p-value (module docstring)."""
+    n, m = len(samples.group_in_wins), len(samples.group_in_other_wins)
+    w = rank_sum(
+        [hand - STYLE_MARGIN for hand in samples.group_in_wins], samples.group_in_other_wins
+    )
+    return w, log_rank_sum_sf(w, n, n + m, max_cells=max_cells)
+
+
 def _average(values: Sequence[Fraction]) -> float:
     return float(sum(values, Fraction(0)) / len(values))
 
@@ -176,26 +186,11 @@ def detect_fed(
                 _add(samples[player], table, seat, groups[player])
 
     tested = sorted(a for a, s in samples.items() if _tested(s, min_shared_wins, q))
-    ranks = [
-        rank_sum(
-            [hand - STYLE_MARGIN for hand in samples[a].group_in_wins],
-            samples[a].group_in_other_wins,
-        )
-        for a in tested
-    ]
-    log_ps = [
-        log_rank_sum_sf(
-            w,
-            len(samples[a].group_in_wins),
-            len(samples[a].group_in_wins) + len(samples[a].group_in_other_wins),
-            max_cells=max_cells,
-        )
-        for a, w in zip(tested, ranks, strict=True)
-    ]
-    log_qs = bh_log_qvalues(log_ps, m=len(tested))
+    tests = [_rank_test(samples[a], max_cells) for a in tested]
+    log_qs = bh_log_qvalues([log_p for _, log_p in tests], m=len(tested))
     threshold = math.log(q)
     flags = []
-    for account, w, log_p, log_q in zip(tested, ranks, log_ps, log_qs, strict=True):
+    for account, (w, log_p), log_q in zip(tested, tests, log_qs, strict=True):
         if log_q > threshold:
             continue
         s = samples[account]
