@@ -42,7 +42,7 @@ import random
 import resource
 import time
 from datetime import date, datetime, timedelta
-from typing import TextIO
+from typing import Any, TextIO
 
 from django.db import connection, transaction
 
@@ -59,6 +59,8 @@ GAMES_AT_SCALE_1 = 10_000_000
 GAMES_PER_PLAYER = 30
 BENCH_YEAR = 2997
 EVENT = "bench-audit"
+#: The week before the window, played by the same players: boosting's history.
+HISTORY = "bench-audit-history"
 PREFIX = "bench-au-"
 START = datetime(2021, 3, 1, tzinfo=TOUR_TZ)
 #: Issue 22's budget for the whole audit of a 10,000,000-game window (scale 1.0).
@@ -72,26 +74,35 @@ CHANCE_SEATS = 0.4
 
 def _clean() -> None:
     AuditRun.objects.filter(event__code=EVENT).delete()
+    codes = [EVENT, HISTORY]
     with connection.cursor() as cursor:
         cursor.execute(
             "DELETE FROM tournaments_seat WHERE event_id IN "
-            "(SELECT id FROM tournaments_event WHERE code = %s)",
-            [EVENT],
+            "(SELECT id FROM tournaments_event WHERE code = ANY(%s))",
+            [codes],
         )
         cursor.execute(
             "DELETE FROM tournaments_game WHERE event_id IN "
-            "(SELECT id FROM tournaments_event WHERE code = %s)",
-            [EVENT],
+            "(SELECT id FROM tournaments_event WHERE code = ANY(%s))",
+            [codes],
         )
-        cursor.execute("DELETE FROM tournaments_event WHERE code = %s", [EVENT])
+        cursor.execute("DELETE FROM tournaments_event WHERE code = ANY(%s)", [codes])
         cursor.execute("DELETE FROM tournaments_season WHERE year = %s", [BENCH_YEAR])
         delete_bench_players(cursor, PREFIX)
 
 
 def _seed(games: int, rng: random.Random) -> Event:
-    """Players by COPY, then games and seats by SQL; returns the bench event (not timed)."""
+    """Players by COPY, then the games and seats of the week before the window and of the
+    window by SQL; returns the bench event (not timed)."""
     players = max(1_000, games * 4 // GAMES_PER_PLAYER)
     season = Season.objects.create(year=BENCH_YEAR, name="bench audit", starts_on=date(2021, 3, 1))
+    history = Event.objects.create(
+        season=season,
+        code=HISTORY,
+        kind="custom",
+        starts_at=START - timedelta(days=7),
+        ends_at=START - timedelta(microseconds=1),
+    )
     event = Event.objects.create(
         season=season,
         code=EVENT,
@@ -113,56 +124,63 @@ def _seed(games: int, rng: random.Random) -> Event:
         first, last = cursor.fetchone()
         assert last - first + 1 == players, "bench players must have consecutive ids"  # noqa: S101
         cursor.execute("SELECT setseed(%s)", [rng.random()])
-        cursor.execute(
-            """
-            INSERT INTO tournaments_game (record_id, digest, event_id, mode, started_at,
-                ended_at, ended_by, seat_count, voided, ingested_at)
-            SELECT %(prefix)s || g, repeat('0', 64), %(event)s, 'singles',
-                   t - interval '3 minutes', t, 'out', 4, false, now()
-            FROM (SELECT g, %(start)s::timestamptz + random() * interval '7 days' AS t
-                  FROM generate_series(1, %(games)s) AS g) AS x
-            """,
-            {"prefix": PREFIX, "event": event.pk, "start": START, "games": games},
-        )
-        third = players // 3
-        cursor.execute(
-            """
-            WITH g AS (
-                SELECT id, ended_at,
-                       floor(random() * %(players)s)::bigint AS base,
-                       1 + floor(random() * (%(third)s - 1))::bigint AS o1,
-                       %(third)s + floor(random() * %(third)s)::bigint AS o2,
-                       2 * %(third)s + floor(random() * %(third)s)::bigint AS o3,
-                       1 + floor(random() * 120)::int AS h1,
-                       1 + floor(random() * 120)::int AS h2,
-                       1 + floor(random() * 120)::int AS h3
-                FROM tournaments_game WHERE event_id = %(event)s
-            ), s AS (
-                SELECT g.id, g.ended_at, v.seat, (g.base + v.shift) %% %(players)s AS idx,
-                       (g.base + v.next) %% %(players)s AS next_idx, v.points, v.score,
-                       random() < %(chance)s AS chance, 1 + floor(random() * 2)::int AS n
-                FROM g CROSS JOIN LATERAL (VALUES
-                    (0, 0::bigint, g.o1, 0, g.h1 + g.h2 + g.h3),
-                    (1, g.o1, g.o2, g.h1, -g.h1),
-                    (2, g.o2, g.o3, g.h2, -g.h2),
-                    (3, g.o3, 0::bigint, g.h3, -g.h3)) AS v(seat, shift, next, points, score)
-            )
-            INSERT INTO tournaments_seat (game_id, seat, player_id, team, hand, hand_points,
-                score, event_id, ended_at, voided, ip, device, client, chances)
-            SELECT id, seat, %(first)s + idx, NULL, '', points, score, %(event)s, ended_at,
-                   false, '10.0.0.0'::inet + idx, 'd-' || idx, '',
-                   CASE WHEN chance THEN ARRAY[%(first)s + next_idx, 0, n, n - 1] END
-            FROM s
-            """,
-            {
-                "players": players,
-                "third": third,
-                "event": event.pk,
-                "first": first,
-                "chance": CHANCE_SEATS,
-            },
-        )
+        _play(cursor, history, games, players, first, "h-")
+        _play(cursor, event, games, players, first, "")
     return event
+
+
+def _play(cursor: Any, event: Event, games: int, players: int, first: int, tag: str) -> None:
+    """``games`` random four-seat games of ``event``'s 7 days among the ``players`` from id
+    ``first`` (module docstring)."""
+    cursor.execute(
+        """
+        INSERT INTO tournaments_game (record_id, digest, event_id, mode, started_at,
+            ended_at, ended_by, seat_count, voided, ingested_at)
+        SELECT %(prefix)s || g, repeat('0', 64), %(event)s, 'singles',
+               t - interval '3 minutes', t, 'out', 4, false, now()
+        FROM (SELECT g, %(start)s::timestamptz + random() * interval '7 days' AS t
+              FROM generate_series(1, %(games)s) AS g) AS x
+        """,
+        {"prefix": PREFIX + tag, "event": event.pk, "start": event.starts_at, "games": games},
+    )
+    third = players // 3
+    cursor.execute(
+        """
+        WITH g AS (
+            SELECT id, ended_at,
+                   floor(random() * %(players)s)::bigint AS base,
+                   1 + floor(random() * (%(third)s - 1))::bigint AS o1,
+                   %(third)s + floor(random() * %(third)s)::bigint AS o2,
+                   2 * %(third)s + floor(random() * %(third)s)::bigint AS o3,
+                   1 + floor(random() * 120)::int AS h1,
+                   1 + floor(random() * 120)::int AS h2,
+                   1 + floor(random() * 120)::int AS h3
+            FROM tournaments_game WHERE event_id = %(event)s
+        ), s AS (
+            SELECT g.id, g.ended_at, v.seat, (g.base + v.shift) %% %(players)s AS idx,
+                   (g.base + v.next) %% %(players)s AS next_idx, v.points, v.score,
+                   random() < %(chance)s AS chance, 1 + floor(random() * 2)::int AS n
+            FROM g CROSS JOIN LATERAL (VALUES
+                (0, 0::bigint, g.o1, 0, g.h1 + g.h2 + g.h3),
+                (1, g.o1, g.o2, g.h1, -g.h1),
+                (2, g.o2, g.o3, g.h2, -g.h2),
+                (3, g.o3, 0::bigint, g.h3, -g.h3)) AS v(seat, shift, next, points, score)
+        )
+        INSERT INTO tournaments_seat (game_id, seat, player_id, team, hand, hand_points,
+            score, event_id, ended_at, voided, ip, device, client, chances)
+        SELECT id, seat, %(first)s + idx, NULL, '', points, score, %(event)s, ended_at,
+               false, '10.0.0.0'::inet + idx, 'd-' || idx, '',
+               CASE WHEN chance THEN ARRAY[%(first)s + next_idx, 0, n, n - 1] END
+        FROM s
+        """,
+        {
+            "players": players,
+            "third": third,
+            "event": event.pk,
+            "first": first,
+            "chance": CHANCE_SEATS,
+        },
+    )
 
 
 def _settle() -> None:

@@ -24,6 +24,7 @@ def audit_params(overrides: Mapping[str, Any] | None = None) -> AuditParams:
         min_segment=settings.INTEGRITY_BOOST_MIN_SEGMENT,
         window=settings.INTEGRITY_BOOST_WINDOW,
         min_hour_shift=settings.INTEGRITY_BOOST_MIN_HOUR_SHIFT,
+        history_days=settings.INTEGRITY_BOOST_HISTORY_DAYS,
     )
     if not overrides:
         return params
@@ -49,4 +50,6 @@ def audit_params(overrides: Mapping[str, Any] | None = None) -> AuditParams:
         raise ServiceError("audit counts must be at least 1", detail=asdict(merged))
     if min(merged.min_shared_wins, merged.min_segment, merged.window) < 1:
         raise ServiceError("audit counts must be at least 1", detail=asdict(merged))
+    if merged.history_days < 0:
+        raise ServiceError("audit parameter history_days must be 0 or more", detail=asdict(merged))
     return merged

@@ -44,9 +44,11 @@ and ``improvers`` stress boosting's null (:data:`MODELS`).
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import datetime, timedelta
+from datetime import time as day_start
 from typing import Any
 
+from core.domain.clock import TOUR_TZ
 from integrity.domain.audit import AuditOutcome, AuditParams, SeatRow, audit, observations
 from integrity.domain.data import TableObs
 from integrity.domain.softplay import Chance
@@ -118,26 +120,37 @@ def run_season(
     params: AuditParams,
     rules: Ruleset | None = None,
     models: str = "varied",
+    history_weeks: int = 0,
 ) -> SeasonRun:
     """Simulate a season and audit it in memory; with ``rules``, its games are played out
-    with move logs and soft play is audited from their chances."""
+    with move logs and soft play is audited from their chances. With ``history_weeks``, that
+    many weeks are simulated before the ``weeks`` audited, and boosting reads them as the
+    window's history (as the database audit reads the days before its window)."""
     started = time.perf_counter()
     realism, cheating = MODELS[models]
     season = simulate_season(
         players=players,
-        weeks=weeks,
+        weeks=history_weeks + weeks,
         cheaters=cheaters,
         seed=seed,
         rules=rules,
         realism=realism,
         cheating=cheating,
+        history_weeks=history_weeks,
     )
+    window_start = datetime.combine(
+        season.start + timedelta(weeks=history_weeks), day_start(), TOUR_TZ
+    )
+    before: list[SeatRow] = []
     boosters = set(season.labels.boosters)
     starts: dict[str, list[datetime]] = {player: [] for player in boosters}
     chances: list[Chance] | None = None if rules is None else []
     rows: list[SeatRow] = []
     for record in season.records:
         seats = record_rows(record)
+        if history_weeks and datetime.fromisoformat(record["ended_at"]) < window_start:
+            before.extend(seats)
+            continue
         rows.extend(seats)
         if chances is not None and rules is not None:
             chances.extend(chances_of(record, rules))
@@ -146,10 +159,11 @@ def run_season(
                 if seat[2] in boosters:
                     starts[seat[2]].append(datetime.fromisoformat(record["started_at"]))
     tables, sessions = observations(rows)
-    del rows
+    history = observations(before) if history_weeks else None
+    del rows, before
     simulated = time.perf_counter() - started
     started = time.perf_counter()
-    outcome = audit(tables, sessions, params, chances)
+    outcome = audit(tables, sessions, params, chances, history)
     return SeasonRun(
         season=season,
         outcome=outcome,
@@ -378,13 +392,14 @@ def report(
     params: AuditParams,
     rules: Ruleset | None = None,
     models: str = "varied",
+    history_weeks: int = 0,
 ) -> dict[str, Any]:
     """Audit an injected season and the honest-only season of the same seed (with
     ``rules``: played out with move logs, soft play audited too; ``models``: a key of
-    :data:`MODELS`)."""
+    :data:`MODELS`; ``history_weeks``: simulated before the window, boosting's history)."""
     if models not in MODELS:
         raise ValueError(f"unknown models {models!r}; known: {', '.join(MODELS)}")
-    size = {"players": players, "weeks": weeks, "seed": seed}
+    size = {"players": players, "weeks": weeks, "seed": seed, "history_weeks": history_weeks}
     injected = run_season(**size, cheaters=cheaters, params=params, rules=rules, models=models)
     figures = {"injected": evaluate(injected)}
     del injected
@@ -393,6 +408,7 @@ def report(
     figures["params"] = {
         "players": players,
         "weeks": weeks,
+        "history_weeks": history_weeks,
         "cheaters": cheaters,
         "seed": seed,
         "q": params.q,

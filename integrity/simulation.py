@@ -145,9 +145,12 @@ def simulate_season(
     realism: Realism | None = None,
     cheating: Cheating | None = None,
     rules: Ruleset | None = None,
+    history_weeks: int = 0,
 ) -> Season:
     """A season of weekly qualifiers from ``start`` (a Monday) with injected cheaters; with
-    ``rules``, every game played out by the engine with its move log."""
+    ``rules``, every game played out by the engine with its move log. The first
+    ``history_weeks`` weeks are the audited window's history: the hired players and the
+    improvers' new phones start after them."""
     sim = Simulator(
         players=players,
         weeks=weeks,
@@ -157,6 +160,7 @@ def simulate_season(
         realism=realism or Realism(),
         cheating=cheating or Cheating(),
         rules=rules,
+        history_weeks=history_weeks,
     )
     return Season(
         labels=sim.labels,

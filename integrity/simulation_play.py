@@ -39,7 +39,8 @@ HIGH_CARDS = tuple(code for code in DECK if POINTS[code] >= 20)
 
 
 class Simulator(Population):
-    """A season's population and its play, from ``start`` (a Monday) for ``weeks`` weeks."""
+    """A season's population and its play, from ``start`` (a Monday) for ``weeks`` weeks,
+    the first ``history_weeks`` of them before the audited window."""
 
     def __init__(
         self,
@@ -52,9 +53,12 @@ class Simulator(Population):
         realism: Realism,
         cheating: Cheating,
         rules: Ruleset | None = None,
+        history_weeks: int = 0,
     ) -> None:
         if players < 8 or weeks < 1 or not 0 <= cheaters < 0.5:
             raise ValueError("need players >= 8, weeks >= 1 and 0 <= cheaters < 0.5")
+        if not 0 <= history_weeks < weeks:
+            raise ValueError("need 0 <= history_weeks < weeks")
         if start.weekday() != 0:
             raise ValueError(f"the season must start on a Monday, not {start}")
         self.weeks, self.seed, self.start, self.rules = weeks, seed, start, rules
@@ -66,6 +70,7 @@ class Simulator(Population):
             seed=seed,
             realism=realism,
             cheating=cheating,
+            history_days=history_weeks * 7,
         )
         for boost in self.labels.boosts:
             boost.change_at = self.moment(boost.change)

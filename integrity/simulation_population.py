@@ -291,9 +291,14 @@ class Population:
         seed: int,
         realism: Realism,
         cheating: Cheating,
+        history_days: int = 0,
     ) -> None:
         self.seed, self.realism, self.cheating, self.rounds = seed, realism, cheating, rounds
         self.days = days
+        #: The first days come before the audited window (its history): the hired players
+        #: and the improvers' new phones start inside the window.
+        self.history_days = history_days
+        self.history_rounds = rounds * history_days // days
         rng = random.Random(f"integrity-population:{seed}")  # noqa: S311 - simulation
         base = simulate_players(players, seed=seed)
         gateways = max(1, round(players / realism.accounts_per_gateway))
@@ -369,7 +374,7 @@ class Population:
             account = self.accounts[i]
             account.weekly = rng.uniform(*realism.improver_games)
             account.gain = rng.uniform(*realism.improver_gain)
-            moment = int(self.rounds * rng.uniform(*realism.improver_phone))
+            moment = self._in_window(rng.uniform(*realism.improver_phone))
             account.new_phone = (moment, _device(rng))
         day = self.rounds / self.days
         for i in order[heavy + improvers : heavy + improvers + travellers]:
@@ -539,7 +544,7 @@ class Population:
             self._hire(rng, m, model)
             return
         account = self.accounts[m]
-        moment = int(self.rounds * rng.uniform(0.35, 0.65))
+        moment = self._in_window(rng.uniform(0.35, 0.65))
         jump = rng.uniform(*self.cheating.boost_jump)
         peak = min(23.5, max(10.5, rng.gauss(20.0, 2.5)))
         account.boost = (moment, account.skill + jump, _device(rng), _ip(rng), peak)
@@ -548,6 +553,10 @@ class Population:
         self.labels.boosters.append(account.player.id)
         self.labels.boosts.append(Boost(account.player.id, model, moment, None))
 
+    def _in_window(self, share: float) -> int:
+        """The round at ``share`` of the audited window (after the history)."""
+        return self.history_rounds + int((self.rounds - self.history_rounds) * share)
+
     def _hire(self, rng: random.Random, m: int, model: str) -> None:
         """A ``hire`` or ``hire_revert`` booster (see :data:`BOOSTER_MODELS`)."""
         cheat = self.cheating
@@ -555,12 +564,13 @@ class Population:
         day = self.rounds / self.days
         revert = model == "hire_revert"
         low, high = cheat.hire_days
+        window = self.days - self.history_days
         if revert:
-            days = rng.uniform(min(low, self.days - 1.5), min(high, self.days - 1.5))
-            start = rng.uniform(1.0, self.days - days - 0.5)
+            days = rng.uniform(min(low, window - 1.5), min(high, window - 1.5))
+            start = self.history_days + rng.uniform(1.0, window - days - 0.5)
         else:
             days = rng.uniform(low, high)
-            start = rng.uniform(1.0, self.days - 2.0)
+            start = self.history_days + rng.uniform(1.0, window - 2.0)
         first = int(start * day)
         end = min(self.rounds, int((start + days) * day))
         account.hire = Hire(

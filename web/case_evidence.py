@@ -310,7 +310,7 @@ def _boosting(flag: Flag, name: Names) -> tuple[str, list[str]]:
         "%(player)s从第 %(index)s 局起表现突变：每局得分相对预期平均由 %(before)s 变为 %(after)s"
     ) % {
         "player": name(flag.player_keys[0]),
-        "index": e["change_index"] + 1,
+        "index": e["change_index"] - e.get("history", 0) + 1,
         "before": decimal(e["before_mean"], signed=True),
         "after": decimal(e["after_mean"], signed=True),
     }
@@ -325,6 +325,11 @@ def _boosting(flag: Flag, name: Names) -> tuple[str, list[str]]:
             "z": decimal(flag.statistic),
         },
     ]
+    if e.get("history"):
+        details.append(
+            _("其中 %(history)s 局在审计窗口之前（本人此前的对局，作为基线）；局数从窗口开始计。")
+            % {"history": e["history"]}
+        )
     return headline, details
 
 

@@ -14,9 +14,13 @@ is what runs.
   :class:`~integrity.domain.data.SessionObs` per seat. A game's winners are the seats with
   the highest game score (ties included; every scoring of SPEC §3 is "higher is better").
 * :func:`skill_expectation` is the simple skill model the boosting residuals need: a
-  player's skill is their mean game score in the window, and the score expected at a table
-  is the player's skill minus the mean skill of the others at it (tour scores are close to
-  zero-sum, so beating stronger opponents is worth more than beating weaker ones).
+  player's skill is their mean game score in the window (0, the mean of a zero-sum score,
+  for a player with no game in it), and the score expected at a table is the player's skill
+  minus the mean skill of the others at it (tour scores are close to zero-sum, so beating
+  stronger opponents is worth more than beating weaker ones). :func:`boosting_series`
+  gives the residuals of the window's games preceded by those of the window's *history*
+  (the games before it, the owner's baseline; :mod:`integrity.domain.boosting`), with the
+  window's skills.
   :func:`seat_residuals` gives the same residuals from the seats of some players only,
   with the window's skills: the database audit reads only the seats of the players
   boosting can test.
@@ -68,6 +72,7 @@ __all__ = [
     "SeatRow",
     "audit",
     "boosting_of",
+    "boosting_series",
     "fed_of",
     "flag_ref",
     "observations",
@@ -76,6 +81,7 @@ __all__ = [
     "seat_residuals",
     "skill_expectation",
     "together_of",
+    "with_history",
 ]
 
 #: A seat row: game id, hour bucket of the game's end, player, hand points, game score,
@@ -110,6 +116,9 @@ class AuditParams:
     window: int = 10
     min_hour_shift: float = 6.0
     min_chances: int = 5
+    #: The days before the window the database audit reads as boosting's history (the
+    #: in-memory audit is given its history's observations).
+    history_days: int = 7
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,7 +209,7 @@ def _expected(skills: Sequence[float], seat: int) -> float:
 
 def skill_expectation(tables: Iterable[TableObs]) -> Callable[[TableObs], list[float]]:
     """The expected score of each seat of a table, with the skills of these tables (each
-    player's mean game score over them)."""
+    player's mean game score over them; 0 for a player not at them)."""
     totals: dict[str, int] = {}
     counts: dict[str, int] = {}
     for table in tables:
@@ -213,7 +222,7 @@ def skill_expectation(tables: Iterable[TableObs]) -> Callable[[TableObs], list[f
     skill = {player: totals[player] / counts[player] for player in totals}
 
     def expected(table: TableObs) -> list[float]:
-        skills = [skill[p] for p in table.players]
+        skills = [skill.get(p, 0.0) for p in table.players]
         return [_expected(skills, seat) for seat in range(len(skills))]
 
     return expected
@@ -231,7 +240,8 @@ def seat_residuals(
     """Per player, ``(game id, score - expected)`` in the order of ``seats`` (give each
     player's seats in play order), and the seats' sessions: what
     :func:`~integrity.domain.boosting.residual_series` and :func:`observations` give for
-    those players from their whole tables, with ``skill`` the window's skills."""
+    those players from their whole tables, with ``skill`` the window's skills (0 for a
+    player without one)."""
     residuals: dict[str, list[tuple[str, float]]] = {}
     sessions: list[SessionObs] = []
     series: list[tuple[str, float]] = []
@@ -240,21 +250,48 @@ def seat_residuals(
         if player != current:
             current = player
             series = residuals.setdefault(player, [])
-        skills = [skill[k] for k in table]
+        skills = [skill.get(k, 0.0) for k in table]
         series.append((game_id, score - _expected(skills, table.index(key))))
         sessions.append(_session((game_id, player, ip or "", device or "", hour)))
     return residuals, sessions
+
+
+def boosting_series(
+    tables: Sequence[TableObs], history: Sequence[TableObs] = ()
+) -> tuple[dict[str, list[tuple[str, float]]], dict[str, int]]:
+    """Per player of ``tables``, the residuals of the ``history`` tables (before the window)
+    followed by those of the window's, all with the window's skills; and how many of each
+    player's come from the history (players without any left out)."""
+    expected = skill_expectation(tables)
+    residuals = residual_series(tables, expected)
+    if not history:
+        return residuals, {}
+    return with_history(residual_series(history, expected), residuals)
+
+
+def with_history(
+    before: Mapping[str, list[tuple[str, float]]], residuals: dict[str, list[tuple[str, float]]]
+) -> tuple[dict[str, list[tuple[str, float]]], dict[str, int]]:
+    """Each series of ``residuals`` preceded by the player's series ``before`` the window,
+    and the lengths of those (players without any left out)."""
+    counts = {player: len(before[player]) for player in residuals if before.get(player)}
+    for player in counts:
+        residuals[player] = [*before[player], *residuals[player]]
+    return residuals, counts
 
 
 def boosting_of(
     residuals: Mapping[str, Sequence[tuple[str, float]]],
     sessions: Iterable[SessionObs],
     params: AuditParams,
+    history: Mapping[str, int] | None = None,
 ) -> BoostingResult:
-    """Boosting over these residual series and sessions with the audit's parameters."""
+    """Boosting over these residual series (``history[player]`` of a series' games before
+    the window) and sessions with the audit's parameters."""
     return detect_boosting(
         residuals,
         sessions,
+        history=history,
         q=params.q,
         min_segment=params.min_segment,
         window=params.window,
@@ -326,9 +363,11 @@ def audit(
     sessions: list[SessionObs],
     params: AuditParams | None = None,
     chances: Iterable[Chance] | None = None,
+    history: tuple[list[TableObs], list[SessionObs]] | None = None,
 ) -> AuditOutcome:
     """Run the detectors over one window's observations and propose cases; soft play too
-    when the window's chances (read from its move logs) are given."""
+    when the window's chances (read from its move logs) are given, and boosting with the
+    window's ``history`` (the observations of the games before it) when it is given."""
     params = params or AuditParams()
     seconds: dict[str, float] = {}
     softplay = NO_SOFTPLAY
@@ -338,7 +377,9 @@ def audit(
         seconds["softplay"] = time.perf_counter() - started
 
     started = time.perf_counter()
-    boosting = boosting_of(residual_series(tables, skill_expectation(tables)), sessions, params)
+    before, before_sessions = history or ([], [])
+    residuals, counts = boosting_series(tables, before)
+    boosting = boosting_of(residuals, [*before_sessions, *sessions], params, counts)
     seconds["boosting"] = time.perf_counter() - started
 
     started = time.perf_counter()

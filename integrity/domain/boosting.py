@@ -57,6 +57,22 @@ so it is conservative where decisions are made. Using the chosen segment's tail 
 the smallest one over the segments, and setting a trend's p-value to 1, only raise
 p-values.
 
+**History.** An owner who lends the account early in the window leaves few games of his own
+in it. A series may begin with the player's games from before the window (its *history*,
+``history[player]`` games; the database audit reads the 7 days before, setting
+``INTEGRITY_BOOST_HISTORY_DAYS``): they are the owner's baseline, never a hypothesis. The
+changes are found over the whole series; a segment must start in the window (``a >=`` the
+history), and the history counts among the games outside it. A player is tested only when
+the window alone holds ``>= 2 * min_segment`` of its games and passes :func:`may_be_tested`,
+so history lengthens the series of the players the window can test and adds none. History
+serves only an identity player (one with a segment that changes hands, with the history
+counted among the others; above): the baseline is there for someone else's sessions. Any
+other player — the owner on a new phone at home, on the same phone elsewhere — is tested on
+the window alone, as a slow improver's earlier weeks would make any later block of his look
+better; and as the history showed that none of his blocks changes hands, none counts as
+changing hands in the window either (a tablet used last week and again after days on the
+phone is the owner's).
+
 **Family / threshold / false-positive control.** The players with at least one segment
 (session data and game counts only). Weighted Benjamini–Hochberg (Genovese, Roeder &
 Wasserman 2006) at ``q`` (default 0.01): a player is a discovery when ``p / w`` passes BH
@@ -102,7 +118,7 @@ __all__ = [
     "residual_series",
 ]
 
-VERSION: Final = "boost-2"
+VERSION: Final = "boost-3"
 
 ChangeKind = Literal["device", "hours", "ip_range"]
 
@@ -123,14 +139,15 @@ _EXACT_BELOW: Final = math.log(0.1)
 class BoostFlag:
     """A block of better games that starts or ends where the account's sessions change.
 
-    ``segment`` is the block ``[start, end)`` of the player's games (0-based, in play
-    order); ``change_index`` its first boundary that is a session change (``start``, or
-    ``end`` when the block opens the series) and ``change_game`` / ``change_hour`` that
-    game; ``kinds`` the kinds of change at the block's boundaries. ``before_mean`` is the
-    mean residual of the games outside the block, ``after_mean`` inside it, ``shift`` their
-    difference; ``z`` the rank statistic; ``identity`` whether the block's sessions share no
-    device and no address range with the others'; ``splits`` the number of segments tested
-    for the player (the Bonferroni factor); ``weight`` the player's weighted-BH weight.
+    ``segment`` is the block ``[start, end)`` of the player's games (0-based, in play order,
+    its ``history`` games before the window first); ``change_index`` its first boundary that
+    is a session change (``start``, or ``end`` when the block opens the series) and
+    ``change_game`` / ``change_hour`` that game; ``kinds`` the kinds of change at the
+    block's boundaries. ``before_mean`` is the mean residual of the games outside the block,
+    ``after_mean`` inside it, ``shift`` their difference; ``z`` the rank statistic;
+    ``identity`` whether the block's sessions share no device and no address range with the
+    others'; ``splits`` the number of segments tested for the player (the Bonferroni
+    factor); ``weight`` the player's weighted-BH weight.
     """
 
     family: ClassVar[str] = "boosting"
@@ -138,6 +155,7 @@ class BoostFlag:
 
     player: str
     games: int
+    history: int
     segment: tuple[int, int]
     change_index: int
     change_game: str
@@ -360,15 +378,18 @@ def may_be_tested(
     return bool(_segments([split for split, _ in changes], n, min_segment))
 
 
-def _segments(changes: Sequence[int], n: int, min_segment: int) -> list[tuple[int, int]]:
+def _segments(
+    changes: Sequence[int], n: int, min_segment: int, first: int = 0
+) -> list[tuple[int, int]]:
     """The segments ``[a, b)`` between two boundaries (``0``, the ``changes``, ``n``), other
-    than ``[0, n)``, with ``>= min_segment`` games inside and outside."""
+    than ``[0, n)``, with ``>= min_segment`` games inside and outside, that start in the
+    window (``a >= first``, the games before ``first`` being its history)."""
     bounds = [0, *changes, n]
     return [
         (a, b)
         for k, a in enumerate(bounds)
         for b in bounds[k + 1 :]
-        if (a, b) != (0, n) and b - a >= min_segment and n - (b - a) >= min_segment
+        if a >= first and (a, b) != (0, n) and b - a >= min_segment and n - (b - a) >= min_segment
     ]
 
 
@@ -537,14 +558,21 @@ def _test(
     devices: _Positions,
     ranges: _Positions,
     min_segment: int,
+    first: int = 0,
+    may_change_hands: bool = True,
 ) -> _Test | None:
-    """The player's best segment (module docstring), ``None`` without any segment."""
+    """The player's best segment (module docstring), ``None`` without any segment; with
+    ``may_change_hands`` false, no segment counts as changing hands."""
     n = len(values)
     kinds_at: dict[int, tuple[ChangeKind, ...]] = dict(changes)
-    segments = _segments(list(kinds_at), n, min_segment)
+    segments = _segments(list(kinds_at), n, min_segment, first)
     if not segments:
         return None
-    identity = [(a, b) for a, b in segments if devices.separates(a, b) and ranges.separates(a, b)]
+    identity = [
+        (a, b)
+        for a, b in segments
+        if may_change_hands and devices.separates(a, b) and ranges.separates(a, b)
+    ]
     tested = identity or segments
     series = _Series.of(values)
     scored = sorted(((series.z(a, b), a, b) for a, b in tested), key=lambda t: (-t[0], t[1], t[2]))
@@ -589,6 +617,58 @@ def _by_game(
     return [games.get(game_id) for game_id, _ in series]
 
 
+@dataclass(frozen=True, slots=True)
+class _Tested:
+    """A player in the family: the test, its log p-value, the series tested (with its
+    ``history`` games first) and the sessions of its games."""
+
+    player: str
+    test: _Test
+    log_p: float
+    series: Sequence[tuple[str, float]]
+    obs: Sequence[SessionObs | None]
+    history: int
+
+
+def _player_test(
+    series: Sequence[tuple[str, float]],
+    obs: Sequence[SessionObs | None],
+    first: int,
+    min_segment: int,
+    window: int,
+    min_hour_shift: float,
+    may_change_hands: bool = True,
+) -> _Test | None:
+    """The player's best segment over ``series`` (the sessions ``obs`` of its games, the
+    games before ``first`` its history), ``None`` when it has none or, with a history, when
+    the window alone does not pass :func:`may_be_tested`; ``may_change_hands`` as
+    :func:`_test`'s."""
+    devices = [o.device if o else "" for o in obs]
+    ranges = [_ip_range(o.ip) if o and o.ip else "" for o in obs]
+    hours = [o.hour if o else None for o in obs]
+    if first and not may_be_tested(
+        hours[first:],
+        several_devices=len(set(devices[first:]) - {""}) > 1,
+        several_ranges=len(set(ranges[first:]) - {""}) > 1,
+        min_segment=min_segment,
+        window=window,
+        min_hour_shift=min_hour_shift,
+    ):
+        return None
+    changes = _changes(devices, ranges, hours, window, min_hour_shift)
+    if not changes:
+        return None
+    return _test(
+        [value for _, value in series],
+        changes,
+        _Positions(devices),
+        _Positions(ranges),
+        min_segment,
+        first,
+        may_change_hands,
+    )
+
+
 def _weights(identity: Sequence[bool]) -> tuple[float, float]:
     """The weighted-BH weights of the identity players and of the others (module
     docstring): shares fixed in advance, so an empty group leaves its share unused."""
@@ -603,44 +683,40 @@ def detect_boosting(
     residuals: Mapping[str, Sequence[tuple[str, float]]],
     sessions: Iterable[SessionObs],
     *,
+    history: Mapping[str, int] | None = None,
     q: float = 0.01,
     min_segment: int = 10,
     window: int = 10,
     min_hour_shift: float = 6.0,
 ) -> BoostingResult:
     """Flag blocks of better games that start or end where the account's sessions change
-    (module docstring)."""
+    (module docstring); ``history[player]`` leading games of a series come before the
+    window (see *History* there)."""
     if not 0 < q < 1 or min_segment < 1 or window < 1:
         raise ValueError("need 0 < q < 1, min_segment >= 1 and window >= 1")
+    prior = history or {}
     # The sessions of the players long enough to test, by player, in the order given.
     seen: dict[str, list[SessionObs]] = {
-        player: [] for player, series in residuals.items() if len(series) >= 2 * min_segment
+        player: []
+        for player, series in residuals.items()
+        if len(series) - prior.get(player, 0) >= 2 * min_segment
     }
     for session in sessions:
         games = seen.get(session.player)
         if games is not None:
             games.append(session)
-    # (player, test, log p, the sessions of the player's games)
-    tested: list[tuple[str, _Test, float, Sequence[SessionObs | None]]] = []
-    for player in sorted(residuals):
+    tested: list[_Tested] = []
+    for player in sorted(seen):
         series = residuals[player]
-        n = len(series)
-        if n < 2 * min_segment:
-            continue
+        first = prior.get(player, 0)
         obs = _by_game(series, seen[player])
-        devices = [o.device if o else "" for o in obs]
-        ranges = [_ip_range(o.ip) if o and o.ip else "" for o in obs]
-        hours = [o.hour if o else None for o in obs]
-        changes = _changes(devices, ranges, hours, window, min_hour_shift)
-        if not changes:
-            continue
-        test = _test(
-            [value for _, value in series],
-            changes,
-            _Positions(devices),
-            _Positions(ranges),
-            min_segment,
-        )
+        test = _player_test(series, obs, first, min_segment, window, min_hour_shift)
+        if test is not None and first and not test.identity:
+            # History serves a block that changes hands only; without one, as judged with
+            # the history, the window is tested alone, all of it the owner's (module
+            # docstring).
+            series, obs, first = series[first:], obs[first:], 0
+            test = _player_test(series, obs, 0, min_segment, window, min_hour_shift, False)
         if test is None:
             continue
         log_p = 0.0 if test.trend else min(0.0, math.log(test.splits) + log_normal_sf(test.z))
@@ -648,18 +724,19 @@ def detect_boosting(
             # The exact tail is below the normal bound there, and worth the count.
             tail = _log_tail([value for _, value in series], *test.segment, test.z)
             log_p = min(0.0, math.log(test.splits) + tail)
-        tested.append((player, test, log_p, obs))
+        tested.append(_Tested(player, test, log_p, series, obs, first))
 
-    weight = _weights([test.identity for _, test, _, _ in tested])
-    log_w = [math.log(weight[0] if test.identity else weight[1]) for _, test, _, _ in tested]
-    weighted = [log_p - lw for (_, _, log_p, _), lw in zip(tested, log_w, strict=True)]
+    weight = _weights([t.test.identity for t in tested])
+    log_w = [math.log(weight[0] if t.test.identity else weight[1]) for t in tested]
+    weighted = [t.log_p - lw for t, lw in zip(tested, log_w, strict=True)]
     log_qs = bh_log_qvalues(weighted, m=len(tested))
     threshold = math.log(q)
     found = []
-    for (player, test, log_p, obs), lw, log_q in zip(tested, log_w, log_qs, strict=True):
+    for t, lw, log_q in zip(tested, log_w, log_qs, strict=True):
         if log_q > threshold:
             continue
-        values = [value for _, value in residuals[player]]
+        player, test, log_p, series, obs = t.player, t.test, t.log_p, t.series, t.obs
+        values = [value for _, value in series]
         a, b = test.segment
         inside = values[a:b]
         outside = values[:a] + values[b:]
@@ -670,9 +747,10 @@ def detect_boosting(
         flag = BoostFlag(
             player=player,
             games=len(values),
+            history=t.history,
             segment=test.segment,
             change_index=change,
-            change_game=residuals[player][change][0],
+            change_game=series[change][0],
             change_hour=at_change.hour if at_change else None,
             kinds=test.kinds,
             identity=test.identity,

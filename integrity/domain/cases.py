@@ -66,7 +66,7 @@ FAMILIES: Final = (
 #: The behaviour families whose flag is itself evidence that someone benefited.
 BENEFIT_FAMILIES: Final = frozenset({"fed", "pointflow", "softplay", "together"})
 
-#: A boosting flag this strong (q <= 0.01) opens a case on its own: ``boost-2`` tests a
+#: A boosting flag this strong (q <= 0.01) opens a case on its own: ``boost-3`` tests a
 #: block of better games only where the account's sessions change hands, so at the audit's
 #: default q every boosting discovery stands alone (a stricter q would leave the weaker ones
 #: in the review queue).

@@ -20,8 +20,10 @@ flags ... flags on related players group into cases").
      test (a few percent of them), and the eligible players active per hour, which
      co-seating's family size needs;
    * the seats of the players boosting can test are read, each with its table's players
-     (:func:`~integrity.sql.window.seats_of`), their residuals computed with the window's
-     skills (:func:`~integrity.domain.audit.seat_residuals`), and boosting runs on them;
+     (:func:`~integrity.sql.window.seats_of`), then their seats of the ``history_days``
+     before the window (:func:`~integrity.sql.window.history_seats_of`: the owner's
+     baseline), the residuals computed with the window's skills
+     (:func:`~integrity.domain.audit.seat_residuals`), and boosting runs on them;
    * soft play's counts per (actor, target) pair and kind are summed in SQL from the
      chances stored at ingest (:func:`~integrity.sql.softplay.softplay_counts`: only the
      pairs it tests come to Python), and the pure test runs on them
@@ -77,6 +79,7 @@ from integrity.domain.audit import (
     pointflow_of,
     seat_residuals,
     together_of,
+    with_history,
 )
 from integrity.domain.coseating import CoseatingResult
 from integrity.domain.sessions import SessionsResult
@@ -88,6 +91,7 @@ from integrity.sql import (
     audit_rows,
     audit_transaction,
     coseating_count,
+    history_seats_of,
     seats_of,
     sessions_sql,
     softplay_counts,
@@ -291,10 +295,19 @@ def _audit_in_sql(
         started = time.perf_counter()
         with closing(seats_of(players.boosting, players.lone, **window)) as rows:
             residuals, sessions = seat_residuals(rows, players.skill)
+        history: dict[str, int] = {}
+        if params.history_days and players.boosting:
+            earlier = history_seats_of(
+                players.boosting, window_start=window["window_start"], days=params.history_days
+            )
+            with closing(earlier) as rows:
+                before, before_sessions = seat_residuals(rows, players.skill)
+            residuals, history = with_history(before, residuals)
+            sessions = [*before_sessions, *sessions]
         seconds["load"] = time.perf_counter() - started
         job_progress(2, AUDIT_STEPS, "load")
         started = time.perf_counter()
-        boosting = boosting_of(residuals, sessions, params)
+        boosting = boosting_of(residuals, sessions, params, history)
         seconds["boosting"] = time.perf_counter() - started
         del residuals, sessions
         job_progress(3, AUDIT_STEPS, "boosting")

@@ -134,6 +134,7 @@ def _boosting_row(flag: BoostFlag) -> dict[str, Any]:
         "q_value": flag.q,
         "evidence": {
             "games": flag.games,
+            "history": flag.history,
             "change_index": flag.change_index,
             "change_game": flag.change_game,
             "change_hour": flag.change_hour,

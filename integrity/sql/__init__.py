@@ -4,7 +4,8 @@ accelerator equals its pure rule in :mod:`integrity.domain` on the same data
 (tests/integrity/test_audit_sql.py):
 
 * :mod:`integrity.sql.window` — the window's seats, the audit transaction, streaming and
-  the seat loads (:func:`audit_rows`, :func:`seats_of`, :func:`tables_of`);
+  the seat loads (:func:`audit_rows`, :func:`seats_of`, :func:`history_seats_of`,
+  :func:`tables_of`);
 * :mod:`integrity.sql.summary` — the window's players in one grouped query: skills, who
   boosting can test (:func:`integrity.domain.boosting.may_be_tested`), hour activity;
 * :mod:`integrity.sql.coseating` — co-seating's counts
@@ -21,7 +22,14 @@ from integrity.sql.coseating import CoseatingCount, coseating_count, coseating_s
 from integrity.sql.sessions import sessions_sql
 from integrity.sql.softplay import softplay_counts, softplay_sql
 from integrity.sql.summary import HourActivity, WindowPlayers, window_players
-from integrity.sql.window import audit_rows, audit_transaction, seats_of, streamed, tables_of
+from integrity.sql.window import (
+    audit_rows,
+    audit_transaction,
+    history_seats_of,
+    seats_of,
+    streamed,
+    tables_of,
+)
 
 __all__ = [
     "CoseatingCount",
@@ -31,6 +39,7 @@ __all__ = [
     "audit_transaction",
     "coseating_count",
     "coseating_sql",
+    "history_seats_of",
     "seats_of",
     "sessions_sql",
     "softplay_counts",

@@ -21,7 +21,7 @@ statements run in, and the plain seat loads.
 from collections.abc import Collection, Generator, Iterator, Mapping, Sequence
 from concurrent.futures import Future
 from contextlib import contextmanager
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 from django.conf import settings
@@ -230,6 +230,22 @@ def seats_of(
     window, values = window_sql(window_start, window_end, event)
     values.update(tz=TOUR_TZ.key, players=list(players), lone=list(lone))
     return streamed(_SEATS_OF_SQL.format(window=window), values)
+
+
+def history_seats_of(
+    players: Collection[int], *, window_start: datetime, days: int
+) -> Generator[PlayerSeat, None, None]:
+    """The :data:`~integrity.domain.audit.PlayerSeat` rows of ``players`` in the ``days``
+    before ``window_start`` (boosting's history: every event's singles games, voided seats
+    and games left with fewer than two seats out), each player's in play order, streamed."""
+    start = window_start - timedelta(days=days)
+    window, values = window_sql(start, window_start - timedelta(microseconds=1), None)
+    values.update(tz=TOUR_TZ.key, players=list(players), lone=[])
+    rows = streamed(_SEATS_OF_SQL.format(window=window), values)
+    try:
+        yield from (row for row in rows if len(row[6]) >= 2)
+    finally:
+        rows.close()
 
 
 def tables_of(

@@ -176,6 +176,13 @@ def test_bad_parameters_write_nothing(week: Event) -> None:
         )
     with pytest.raises(ServiceError, match="between 0 and 1"):
         audit_run(key="x", window_start=event.starts_at, window_end=event.ends_at, params={"q": 2})
+    with pytest.raises(ServiceError, match="history_days must be 0 or more"):
+        audit_run(
+            key="x",
+            window_start=event.starts_at,
+            window_end=event.ends_at,
+            params={"history_days": -1},
+        )
     with pytest.raises(ServiceError, match="spans at most 2000 days"):
         audit_run(
             key="x",

@@ -65,6 +65,7 @@ def test_a_small_report() -> None:
     assert figures["params"] == {
         "players": 400,
         "weeks": 1,
+        "history_weeks": 0,
         "cheaters": 0.03,
         "seed": 1,
         "q": 0.01,

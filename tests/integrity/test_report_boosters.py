@@ -3,13 +3,16 @@ all of them, those with >= 30 games after the change and those with also >= 10 o
 the honest cases and the honest season's boosting flags; several seeds in one command."""
 
 import json
+from datetime import datetime
 from io import StringIO
 from pathlib import Path
 
 from django.core.management import call_command
 
+from core.domain.clock import TOUR_TZ
 from integrity.domain.audit import AuditParams
-from integrity.report import report
+from integrity.domain.data import hour_bucket
+from integrity.report import evaluate, report, run_season
 
 
 def test_boosters_per_model_and_the_honest_twin() -> None:
@@ -73,3 +76,32 @@ def test_the_command_runs_several_seeds(tmp_path: Path) -> None:
     assert " seed 1: cases " in text
     assert " seed 2: cases " in text
     assert set(json.loads(path.read_text())["seeds"]) == {"1", "2"}
+
+
+def test_a_week_of_history_is_boostings_baseline() -> None:
+    params = AuditParams()
+    run = run_season(players=1000, weeks=1, cheaters=0.03, seed=3, params=params, history_weeks=1)
+    window_start = datetime(2021, 1, 11, tzinfo=TOUR_TZ)
+    # The audited tables are the second week's; every hired player starts in it.
+    assert min(table.hour for table in run.tables) >= hour_bucket(window_start)
+    assert run.season.labels.boosts
+    assert all(boost.change_at >= window_start for boost in run.season.labels.boosts)
+    # The boosters' games are counted in the window only.
+    for player, (owner, hired) in run.boosted.items():
+        assert owner + hired == sum(player in table.players for table in run.tables)
+    # Five flags, all boosters, each block starting in the window after the account's own
+    # games of the week before.
+    flags = run.outcome.boosting.flags
+    assert sorted((f.player, f.history, f.segment) for f in flags) == [
+        ("p0000074", 63, (78, 96)),
+        ("p0000087", 48, (60, 79)),
+        ("p0000235", 38, (48, 118)),
+        ("p0000461", 30, (38, 72)),
+        ("p0000893", 60, (76, 131)),
+    ]
+    assert {f.player for f in flags} <= set(run.season.labels.boosters)
+    assert evaluate(run)["boosters"]["all"] == {
+        "all": {"injected": 6, "flagged": 5, "cased": 5, "recall_cased": 5 / 6},
+        "after_30": {"injected": 4, "flagged": 3, "cased": 3, "recall_cased": 3 / 4},
+        "after_30_owner_10": {"injected": 3, "flagged": 3, "cased": 3, "recall_cased": 1.0},
+    }

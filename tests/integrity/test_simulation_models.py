@@ -5,13 +5,14 @@ labelled."""
 
 from collections import defaultdict
 from dataclasses import replace
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from typing import Any
 
 import pytest
 
 from core.domain.clock import TOUR_TZ
 from integrity.simulation import simulate_season
+from integrity.simulation_play import Simulator
 from integrity.simulation_population import (
     BOOSTER_MODELS,
     VARIED_CHEATING,
@@ -143,6 +144,37 @@ def test_an_unknown_booster_model_is_refused() -> None:
             seed=1,
             cheating=Cheating(booster_models=("remote",)),
         )
+
+
+def test_hired_players_and_new_phones_start_after_the_history() -> None:
+    season = simulate_season(
+        players=600,
+        weeks=2,
+        cheaters=0.05,
+        seed=5,
+        history_weeks=1,
+        realism=replace(VARIED_REALISM, improver_share=0.05),
+        cheating=VARIED_CHEATING,
+    )
+    second = datetime(2021, 1, 11, tzinfo=TOUR_TZ)
+    boosts = season.labels.boosts
+    assert len(boosts) == 7
+    assert all(boost.change_at >= second for boost in boosts)
+    sim = Simulator(
+        players=600,
+        weeks=2,
+        cheaters=0.05,
+        seed=5,
+        start=date(2021, 1, 4),
+        realism=replace(VARIED_REALISM, improver_share=0.05),
+        cheating=VARIED_CHEATING,
+        history_weeks=1,
+    )
+    phones = [a.new_phone[0] for a in sim.accounts if a.gain and a.new_phone is not None]
+    assert len(phones) == 30
+    assert min(phones) >= sim.history_rounds == sim.rounds // 2
+    with pytest.raises(ValueError, match="need 0 <= history_weeks < weeks"):
+        simulate_season(players=200, weeks=1, cheaters=0.05, seed=1, history_weeks=1)
 
 
 def test_students_play_from_their_campus_on_weekdays_and_from_home_at_weekends() -> None:

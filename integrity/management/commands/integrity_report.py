@@ -39,6 +39,13 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--players", type=int, default=20_000)
         parser.add_argument("--weeks", type=int, default=4)
+        parser.add_argument(
+            "--history-weeks",
+            type=int,
+            default=0,
+            help="weeks simulated before the audited ones: boosting's history (the owner's "
+            "earlier games, as the database audit reads the days before its window)",
+        )
         parser.add_argument("--cheaters", type=float, default=0.005)
         parser.add_argument("--seed", type=int, default=2021)
         parser.add_argument(
@@ -66,6 +73,7 @@ class Command(BaseCommand):
                 figures = report(
                     players=options["players"],
                     weeks=options["weeks"],
+                    history_weeks=options["history_weeks"],
                     cheaters=options["cheaters"],
                     seed=seed,
                     params=audit_params(),
@@ -123,7 +131,9 @@ class Command(BaseCommand):
         out = self.stdout.write
         p = figures["params"]
         out(
-            f"integrity_report: {p['players']} players, {p['weeks']} weeks, cheaters "
+            f"integrity_report: {p['players']} players, {p['weeks']} weeks"
+            + (f" (+ {p['history_weeks']} of history)" if p["history_weeks"] else "")
+            + ", cheaters "
             f"{p['cheaters']}, seed {p['seed']}, models {p['models']}, q {p['q']}, degree cap "
             f"{p['max_degree']}"
         )

@@ -1,4 +1,4 @@
-"""boost-2 on small hand-made series, with exact values (SPEC §7: 代练代打): a block of better
+"""boost-3 on small hand-made series, with exact values (SPEC §7: 代练代打): a block of better
 games tested where the account's sessions change hands — a step at a device and address
 change, a revert segment, a trend that is not a step, the weights of the two groups."""
 
@@ -48,7 +48,7 @@ def detect(
         min_segment=5,
         window=5,
     )
-    assert result.version == VERSION == "boost-2"
+    assert result.version == VERSION == "boost-3"
     return result.family_size, result.flags
 
 
@@ -174,3 +174,131 @@ def test_a_change_near_the_start_still_bounds_a_segment() -> None:
     tested, [flag] = detect(values, devices, ips)
     assert (tested, flag.segment, flag.identity, flag.splits) == (1, (3, 15), True, 1)
     assert flag.p == pytest.approx(1 / math.comb(20, 12), rel=1e-9)
+
+
+def test_the_owners_games_before_the_window_make_a_late_owner_testable() -> None:
+    # The owner played 10 games the week before (history) and 3 in the window before a hired
+    # player took over for 10. The window alone leaves 3 games outside the hired block, too
+    # few; with the history 13 are outside, and the block [13, 23) is tested on its own (the
+    # segment [0, 13) starts before the window). The hired games hold ranks 14..23.
+    devices = ["d1"] * 13 + ["d2"] * 10
+    ips = [HOME.format(1)] * 13 + [AWAY.format(1)] * 10
+    values = OWNER + BACK[:3] + HIRED
+    window = series("acc", values)[10:]
+    alone = detect_boosting(
+        {"acc": window}, sessions("acc", devices, ips)[10:], min_segment=5, window=5
+    )
+    assert (alone.family_size, alone.flags) == (0, ())
+
+    result = detect_boosting(
+        {"acc": series("acc", values)},
+        sessions("acc", devices, ips),
+        history={"acc": 10},
+        min_segment=5,
+        window=5,
+    )
+
+    p = 1 / math.comb(23, 10)
+    [flag] = result.flags
+    assert result.family_size == 1
+    assert (flag.segment, flag.change_index, flag.change_game, flag.history) == (
+        (13, 23),
+        13,
+        "acc-013",
+        10,
+    )
+    assert (flag.games, flag.splits, flag.identity) == (23, 1, True)
+    assert flag.p == pytest.approx(p, rel=1e-9)
+    assert flag.q == pytest.approx(p / 0.9, rel=1e-9)
+    assert flag.before_mean == pytest.approx((5.5 + 0.35 + 0.85 + 0.15) / 13)
+
+
+def test_a_block_in_the_history_is_never_a_hypothesis() -> None:
+    # Someone else played the account the week before (history: d2, away); in the window the
+    # owner plays at home (d1), then on a new phone elsewhere (d3) without playing better.
+    # Every segment starting in the window changes hands, none is better: nothing is flagged.
+    devices = ["d2"] * 10 + ["d1"] * 10 + ["d3"] * 10
+    ips = [AWAY.format(1)] * 10 + [HOME.format(1)] * 10 + ["192.0.2.1"] * 10
+    values = HIRED + OWNER + BACK
+    given = {"acc": series("acc", values)}
+    played = sessions("acc", devices, ips)
+
+    result = detect_boosting(given, played, history={"acc": 10}, min_segment=5, window=5)
+    assert (result.family_size, result.flags) == (1, ())
+    # The same games all in the window: the block [0, 10) is the hired player's.
+    [flag] = detect_boosting(given, played, min_segment=5, window=5).flags
+    assert (flag.segment, flag.history) == ((0, 10), 0)
+
+
+def test_a_block_that_keeps_the_address_range_is_compared_within_the_window() -> None:
+    # A new phone at home (the address range kept) and better games on it: not someone
+    # else's sessions, so the week before is left out (a slow improver's earlier weeks would
+    # make any later block look better). With 3 games of the week before the phone, nothing
+    # is left to compare with; with 5 the window's own test decides.
+    history = {"acc": 10}
+    devices = ["d1"] * 13 + ["d2"] * 10
+    ips = [HOME.format(1)] * 23
+    late = detect_boosting(
+        {"acc": series("acc", OWNER + BACK[:3] + HIRED)},
+        sessions("acc", devices, ips),
+        history=history,
+        min_segment=5,
+        window=5,
+    )
+    assert (late.family_size, late.flags) == (0, ())
+
+    devices = ["d1"] * 15 + ["d2"] * 10
+    ips = [HOME.format(1)] * 25
+    result = detect_boosting(
+        {"acc": series("acc", OWNER + BACK[:5] + HIRED)},
+        sessions("acc", devices, ips),
+        history=history,
+        min_segment=5,
+        window=5,
+    )
+    # Within the window: segments [0, 5) and [5, 15), J = 2; the hired games hold the top
+    # 10 ranks of 15; one player, not an identity player: w = 1 - IDENTITY_SHARE.
+    p = 2 / math.comb(15, 10)
+    [flag] = result.flags
+    assert (flag.segment, flag.change_index, flag.change_game) == ((5, 15), 5, "acc-015")
+    assert (flag.history, flag.games, flag.identity, flag.splits) == (0, 15, False, 2)
+    assert flag.p == pytest.approx(p, rel=1e-9)
+    assert flag.q == pytest.approx(p / 0.1, rel=1e-9)
+
+
+def test_a_window_too_short_is_not_tested_whatever_its_history() -> None:
+    # 9 games in the window (< 2 * min_segment) after 20 of history: not tested.
+    devices = ["d1"] * 20 + ["d2"] * 9
+    ips = [HOME.format(1)] * 20 + [AWAY.format(1)] * 9
+    values = OWNER + BACK + HIRED[:9]
+    result = detect_boosting(
+        {"acc": series("acc", values)},
+        sessions("acc", devices, ips),
+        history={"acc": 20},
+        min_segment=5,
+        window=5,
+    )
+    assert (result.family_size, result.flags) == (0, ())
+
+
+def test_a_block_on_sessions_seen_the_week_before_does_not_change_hands() -> None:
+    # The owner's phone (d1, home) and tablet (tab, another range), both used the week
+    # before. In the window alone the tablet's block looks like someone else's sessions;
+    # the history shows they are the owner's: tested on the window alone, not as an
+    # identity player (w = 1 - IDENTITY_SHARE).
+    tablet = "192.0.2.9"
+    devices = ["d1"] * 5 + ["tab"] * 5 + ["d1"] * 10 + ["tab"] * 10
+    ips = [HOME.format(1)] * 5 + [tablet] * 5 + [HOME.format(1)] * 10 + [tablet] * 10
+    given = {"acc": series("acc", OWNER + BACK + HIRED)}
+    played = sessions("acc", devices, ips)
+
+    [flag] = detect_boosting(given, played, history={"acc": 10}, min_segment=5, window=5).flags
+
+    p = 2 / math.comb(20, 10)
+    assert (flag.segment, flag.history, flag.games, flag.identity) == ((10, 20), 0, 20, False)
+    assert flag.weight == pytest.approx(1 - IDENTITY_SHARE)
+    assert flag.p == pytest.approx(p, rel=1e-9)
+    # Without the week before, the tablet's block changes hands.
+    window = {"acc": given["acc"][10:]}
+    [alone] = detect_boosting(window, played[10:], min_segment=5, window=5).flags
+    assert (alone.segment, alone.identity, alone.weight) == ((10, 20), True, IDENTITY_SHARE)

@@ -1,0 +1,108 @@
+"""Boosting's history read from the database (the ``history_days`` before the window) equals
+the in-memory audit given the same games as its history, and it lets boosting test an owner
+who lent the account early in the window (SPEC §7: 代练代打)."""
+
+from datetime import date, timedelta
+from typing import Any
+
+import pytest
+from django.db.models import Count, F
+
+from flows.ingest import games_ingest
+from integrity.domain.audit import AuditParams, audit, observations
+from integrity.services import audits
+from integrity.simulation import simulate_season
+from integrity.sql import audit_rows
+from tests.integrity.conftest import weekly_qualifier
+from tournaments.models import Event, Seat
+from tournaments.models import Season as TourSeason
+
+pytestmark = [pytest.mark.django_db]
+
+#: Two weeks of the small simulated population: the first is the second's history.
+TWO_WEEKS = {"players": 160, "weeks": 2, "cheaters": 0.04, "seed": 7, "history_weeks": 1}
+
+
+@pytest.fixture
+def second_week(db: Any) -> Event:
+    """Weeks 2021-W01 and 2021-W02 ingested; the second week's qualifier."""
+    tour = TourSeason.objects.create(year=2021, name="2021", starts_on=date(2021, 1, 4))
+    weekly_qualifier(tour, date(2021, 1, 4), "2021-W01-Q")
+    event = weekly_qualifier(tour, date(2021, 1, 11), "2021-W02-Q")
+    report = games_ingest(records=list(simulate_season(**TWO_WEEKS).records), source="test")
+    assert report.rejected == []
+    return event
+
+
+def _late_booster(event: Event) -> tuple[str, int]:
+    """A hired player planted in the week's busiest account from its 4th game of the week: a
+    new device, another address and 100 points a game better. Its own games the week before
+    are returned with it."""
+    busiest = (
+        Seat.objects.filter(event=event)
+        .values("player__external_id")
+        .annotate(games=Count("pk"))
+        .order_by("-games", "player__external_id")
+        .first()
+    )
+    assert busiest is not None
+    booster: str = busiest["player__external_id"]
+    seats = Seat.objects.filter(player__external_id=booster, event=event).order_by("ended_at")
+    later = Seat.objects.filter(pk__in=seats[3:].values("pk"))
+    later.update(device="d-hired", ip="198.51.100.7", score=F("score") + 100)
+    before = Seat.objects.filter(
+        player__external_id=booster, ended_at__lt=event.starts_at, voided=False
+    ).count()
+    return booster, before
+
+
+@pytest.mark.parametrize(
+    "params",
+    [AuditParams(), AuditParams(q=0.5, min_segment=5, window=5, min_hour_shift=3.0)],
+)
+def test_the_database_reads_the_history_the_in_memory_audit_is_given(
+    second_week: Event, params: AuditParams
+) -> None:
+    event = second_week
+    booster, owned = _late_booster(event)
+    window: dict[str, Any] = {
+        "window_start": event.starts_at,
+        "window_end": event.ends_at,
+        "event": event,
+    }
+    tables, sessions = observations(audit_rows(**window))
+    history = observations(
+        audit_rows(
+            window_start=event.starts_at - timedelta(days=params.history_days),
+            window_end=event.starts_at - timedelta(microseconds=1),
+        )
+    )
+    memory = audit(tables, sessions, params, history=history)
+    alone = audit(tables, sessions, params)
+
+    sql = audits._audit_in_sql(window, params, None)
+
+    assert sql.boosting == memory.boosting
+    assert sql.flags == memory.flags
+    [flag] = [f for f in memory.boosting.flags if f.player == booster]
+    # The owner's 3 games of the week are too few on their own; the week before adds its own.
+    assert owned >= params.min_segment
+    assert (flag.history, flag.segment[0], flag.change_index) == (owned, owned + 3, owned + 3)
+    assert booster not in {f.player for f in alone.boosting.flags}
+
+
+def test_no_history_days_reads_no_history(second_week: Event) -> None:
+    event = second_week
+    booster, _ = _late_booster(event)
+    window: dict[str, Any] = {
+        "window_start": event.starts_at,
+        "window_end": event.ends_at,
+        "event": event,
+    }
+    params = AuditParams(history_days=0)
+    tables, sessions = observations(audit_rows(**window))
+
+    sql = audits._audit_in_sql(window, params, None)
+
+    assert sql.boosting == audit(tables, sessions, params).boosting
+    assert booster not in {f.player for f in sql.boosting.flags}

@@ -1,0 +1,65 @@
+"""A boosting flag in the reviewer's words (SPEC §7: 代练代打): where the play jumps, counted
+from the window's start, and the account's games before the window that served as its
+baseline, in Chinese and English."""
+
+from django.utils import translation
+
+from integrity.models import Flag
+from web.case_evidence import flag_words
+
+#: A hired player from the account's 4th game of the week; 38 games of the week before.
+BOOSTED = {
+    "games": 108,
+    "history": 38,
+    "change_index": 41,
+    "change_game": "g-9041",
+    "change_hour": 447_200,
+    "kinds": ["device", "ip_range"],
+    "before_mean": -31.25,
+    "after_mean": 88.5,
+    "shift": 119.75,
+    "splits": 2,
+}
+
+
+def words(evidence: dict[str, object], language: str) -> tuple[str, list[str]]:
+    flag = Flag(
+        detector="boosting",
+        version="boost-3",
+        player_keys=["b"],
+        statistic=4.25,
+        q_value=2e-4,
+        evidence=evidence,
+    )
+    with translation.override(language):
+        said = flag_words(flag, {"b": "白雪"}.__getitem__)
+        return said.headline, said.details
+
+
+def test_a_boosting_flag_with_history_in_chinese() -> None:
+    headline, details = words(BOOSTED, "zh-hans")
+    assert (
+        headline == "白雪从第 4 局起表现突变：每局得分相对预期平均由 -31.2 变为 +88.5（q = 2×10⁻⁴）"
+    )
+    assert details[-1] == (
+        "其中 38 局在审计窗口之前（本人此前的对局，作为基线）；局数从窗口开始计。"
+    )
+
+
+def test_a_boosting_flag_with_history_in_english() -> None:
+    headline, details = words(BOOSTED, "en")
+    assert headline.startswith("白雪's play jumps from game 4: ")
+    assert details[-1] == (
+        "38 of them were played before the audited window (the account's own earlier games, "
+        "its baseline); games are numbered from the window's start."
+    )
+
+
+def test_without_history_the_games_count_from_the_first() -> None:
+    headline, details = words({**BOOSTED, "history": 0}, "zh-hans")
+    assert headline.startswith("白雪从第 42 局起表现突变")
+    assert len(details) == 2
+    old = {k: v for k, v in BOOSTED.items() if k != "history"}
+    headline, details = words(old, "zh-hans")
+    assert headline.startswith("白雪从第 42 局起表现突变")
+    assert len(details) == 2
