@@ -222,6 +222,22 @@ FED = {
     "losers_apart": 70.0,
 }
 
+#: A boosting flag of 白雪 (``b``), its evidence as the flag row stores it: a hired player
+#: from her 4th game of the week (new device and address range), after 38 games of hers the
+#: week before (boosting's history).
+BOOSTED = {
+    "games": 108,
+    "history": 38,
+    "change_index": 41,
+    "change_game": "g-9041",
+    "change_hour": 447_200,
+    "kinds": ["device", "ip_range"],
+    "before_mean": -31.25,
+    "after_mean": 88.5,
+    "shift": 119.75,
+    "splits": 2,
+}
+
 REASON = "一台设备坐两个座位，15 局让分"
 STATEMENT = "是我弟弟用的手机"
 UPHELD = "证据采纳"

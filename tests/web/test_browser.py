@@ -15,7 +15,7 @@ import pytest
 from django.conf import settings
 
 from accounts.models import Player, User
-from tests.web.cases import FED, RANK_FLOW, Farm
+from tests.web.cases import BOOSTED, FED, RANK_FLOW, Farm
 from tests.web.tour import Tour, build_tour
 from titles.models import TitleTerm
 
@@ -656,21 +656,23 @@ def read_flag_on_the_case(
     **fields: Any,
 ) -> None:
     """The reviewer signed in on the farm's case, which now holds one more flag of
-    ``detector`` on 白雪 (``b``) and 黑土 (``h``) with these ``fields``."""
+    ``detector`` on 白雪 (``b``) and 黑土 (``h``) (or on ``player_keys``) with these
+    ``fields``."""
     from integrity.models import Flag
     from tests.accounts.signin import browser_sign_in
 
     reviewer, farm = reviewer_farm(driver, monkeypatch)
     first = farm.case.flags.first()
     assert first is not None
+    keys = fields.pop("player_keys", ["b", "h"])
     flag = Flag.objects.create(
         run=first.run,
         detector=detector,
         family=Flag.Family.BEHAVIOUR,
-        player_keys=["b", "h"],
+        player_keys=keys,
         **fields,
     )
-    flag.players.set(farm.case.players.all())
+    flag.players.set(farm.case.players.filter(external_id__in=keys))
     farm.case.flags.add(flag)
     browser_sign_in(driver, live_server.url, reviewer, next_path=f"/review/cases/{farm.case.pk}/")
     wait_for(driver, lambda d: d.current_url.endswith(f"/review/cases/{farm.case.pk}/"))
@@ -954,6 +956,36 @@ def test_a_reviewer_reads_a_fed_account_against_the_others_wins(
     ]
     no_blocking_violations(driver)
     shoot(driver, "review-case-fed", at=".flag-fed")
+
+
+def test_a_reviewer_reads_a_boosting_flag_against_the_week_before(
+    transactional_db: Any, live_server: Any, driver: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A boosting flag read with the account's games of the week before says where the play
+    jumps, counted from the window's start, and how many of the games compared were the
+    owner's earlier ones."""
+    from integrity.models import Flag
+
+    read_flag_on_the_case(
+        driver,
+        live_server,
+        monkeypatch,
+        Flag.Detector.BOOSTING,
+        version="boost-3",
+        player_keys=["b"],
+        statistic=4.25,
+        p_value=1e-5,
+        q_value=2e-4,
+        evidence=BOOSTED,
+    )
+    assert "白雪从第 4 局起表现突变：每局得分相对预期平均由 -31.2 变为 +88.5（q = 2×10⁻⁴）" in [
+        e.text for e in css_all(driver, ".flag-headline")
+    ]
+    assert texts(driver, ".flag-boosting .flag-details li")[-1] == (
+        "其中 38 局在审计窗口之前（本人此前的对局，作为基线）；局数从窗口开始计。"
+    )
+    no_blocking_violations(driver)
+    shoot(driver, "review-case-boosting", at=".flag-boosting")
 
 
 def test_a_reviewer_sanctions_and_a_second_reviewer_upholds_the_appeal(

@@ -5,21 +5,8 @@ baseline, in Chinese and English."""
 from django.utils import translation
 
 from integrity.models import Flag
+from tests.web.cases import BOOSTED
 from web.case_evidence import flag_words
-
-#: A hired player from the account's 4th game of the week; 38 games of the week before.
-BOOSTED = {
-    "games": 108,
-    "history": 38,
-    "change_index": 41,
-    "change_game": "g-9041",
-    "change_hour": 447_200,
-    "kinds": ["device", "ip_range"],
-    "before_mean": -31.25,
-    "after_mean": 88.5,
-    "shift": 119.75,
-    "splits": 2,
-}
 
 
 def words(evidence: dict[str, object], language: str) -> tuple[str, list[str]]:
