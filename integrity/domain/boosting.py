@@ -64,7 +64,9 @@ in it. A series may begin with the player's games from before the window (its *h
 changes are found over the whole series; a segment must start in the window (``a >=`` the
 history), and the history counts among the games outside it. A player is tested only when
 the window alone holds ``>= 2 * min_segment`` of its games and passes :func:`may_be_tested`,
-so history lengthens the series of the players the window can test and adds none. History
+so history lengthens the series of the players the window can test and adds none; and it is
+read only when the window holds two or more known devices and two or more known IP ranges
+(:func:`reads_history`), as a block of the window that changes hands needs both. History
 serves only an identity player (one with a segment that changes hands, with the history
 counted among the others; above): the baseline is there for someone else's sessions. Any
 other player — the owner on a new phone at home, on the same phone elsewhere — is tested on
@@ -115,6 +117,7 @@ __all__ = [
     "ChangeKind",
     "detect_boosting",
     "may_be_tested",
+    "reads_history",
     "residual_series",
 ]
 
@@ -376,6 +379,14 @@ def may_be_tested(
     unknown = [""] * n
     changes = _changes(unknown, unknown, hours, window, min_hour_shift)
     return bool(_segments([split for split, _ in changes], n, min_segment))
+
+
+def reads_history(*, several_devices: bool, several_ranges: bool) -> bool:
+    """Whether boosting reads a player's history, from whether the player's games in the
+    window hold two or more known devices and two or more known IP ranges: only then can a
+    block of the window change hands (module docstring). The database audit reads the
+    history of only these players (:mod:`integrity.sql.summary`)."""
+    return several_devices and several_ranges
 
 
 def _segments(
@@ -710,6 +721,11 @@ def detect_boosting(
         series = residuals[player]
         first = prior.get(player, 0)
         obs = _by_game(series, seen[player])
+        if first and not reads_history(
+            several_devices=len({o.device for o in obs[first:] if o and o.device}) > 1,
+            several_ranges=len({_ip_range(o.ip) for o in obs[first:] if o and o.ip}) > 1,
+        ):
+            series, obs, first = series[first:], obs[first:], 0
         test = _player_test(series, obs, first, min_segment, window, min_hour_shift)
         if test is not None and first and not test.identity:
             # History serves a block that changes hands only; without one, as judged with

@@ -20,9 +20,10 @@ flags ... flags on related players group into cases").
      test (a few percent of them), and the eligible players active per hour, which
      co-seating's family size needs;
    * the seats of the players boosting can test are read, each with its table's players
-     (:func:`~integrity.sql.window.seats_of`), then their seats of the ``history_days``
-     before the window (:func:`~integrity.sql.window.history_seats_of`: the owner's
-     baseline), the residuals computed with the window's skills
+     (:func:`~integrity.sql.window.seats_of`), then the seats of the ``history_days``
+     before the window of those whose history it reads
+     (:func:`~integrity.sql.window.history_seats_of`: the owner's baseline), the
+     residuals computed with the window's skills
      (:func:`~integrity.domain.audit.seat_residuals`), and boosting runs on them;
    * soft play's counts per (actor, target) pair and kind are summed in SQL from the
      chances stored at ingest (:func:`~integrity.sql.softplay.softplay_counts`: only the
@@ -296,9 +297,9 @@ def _audit_in_sql(
         with closing(seats_of(players.boosting, players.lone, **window)) as rows:
             residuals, sessions = seat_residuals(rows, players.skill)
         history: dict[str, int] = {}
-        if params.history_days and players.boosting:
+        if params.history_days and players.history:
             earlier = history_seats_of(
-                players.boosting, window_start=window["window_start"], days=params.history_days
+                players.history, window_start=window["window_start"], days=params.history_days
             )
             with closing(earlier) as rows:
                 before, before_sessions = seat_residuals(rows, players.skill)

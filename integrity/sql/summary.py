@@ -1,8 +1,8 @@
 """The window's players summarised in one grouped query (SPEC §7): each player's skill (the
 mean game score at the window's tables, as :func:`~integrity.domain.audit.observations`
 gives it), whether boosting can test the player
-(:func:`~integrity.domain.boosting.may_be_tested` on the summary), and the eligible players
-active per hour, which co-seating's family size needs
+(:func:`~integrity.domain.boosting.may_be_tested` on the summary) and whose history it reads,
+and the eligible players active per hour, which co-seating's family size needs
 (:func:`~integrity.domain.coseating.family_bound`). Equal to the same figures over the
 window's observations (tests/integrity/test_audit_sql.py).
 
@@ -19,7 +19,7 @@ from django.db import connection
 
 from core.domain.clock import TOUR_TZ
 from integrity.domain.audit import AuditParams
-from integrity.domain.boosting import may_be_tested
+from integrity.domain.boosting import may_be_tested, reads_history
 from integrity.domain.data import hour_bucket
 from integrity.sql.window import WORK_MEMORY, audit_transaction, streamed, window_sql
 from tournaments.models import Event
@@ -71,12 +71,14 @@ class HourActivity:
 @dataclass(frozen=True)
 class WindowPlayers:
     """The window's players as :func:`window_players` summarised them: the skills by player
-    id, the ids of the players boosting can test, the lone games left out by every table
-    read, the window's seats and players (lone games included), and the hour activity
-    co-seating needs."""
+    id, the ids of the players boosting can test and of those among them whose history it
+    reads (:func:`~integrity.domain.boosting.reads_history`), the lone games left out by
+    every table read, the window's seats and players (lone games included), and the hour
+    activity co-seating needs."""
 
     skill: dict[int, float]
     boosting: list[int]
+    history: list[int]
     lone: list[int]
     seats: int
     players: int
@@ -99,6 +101,7 @@ def window_players(
     voided = window_sql(window_start, window_end, event, "v", voided=True)[0]
     skill: dict[int, float] = {}
     testable: list[int] = []
+    history: list[int] = []
     least = 2 * params.min_segment
     with audit_transaction():
         with connection.cursor() as cursor:
@@ -133,5 +136,7 @@ def window_players(
                     min_hour_shift=params.min_hour_shift,
                 ):
                     testable.append(player)
+                    if reads_history(several_devices=devices, several_ranges=ranges):
+                        history.append(player)
     activity = HourActivity(eligible, {first + ord(hour) - _A: n for hour, n in active.items()})
-    return WindowPlayers(skill, testable, lone_games, seats, len(players), activity)
+    return WindowPlayers(skill, testable, history, lone_games, seats, len(players), activity)

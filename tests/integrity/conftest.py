@@ -9,6 +9,7 @@ from typing import Any, TypedDict
 import pytest
 from django.contrib.auth.models import Group
 from django.db import transaction
+from django.db.models import Count
 
 from accounts.models import Player, User
 from accounts.roles import REVIEWER
@@ -89,6 +90,20 @@ def weekly_qualifier(season: TourSeason, monday: date, code: str) -> Event:
         daily_closes=time(23, 59, 59, 999999),
         open_entry=True,
     )
+
+
+def busiest(event: Event) -> str:
+    """The external id of the player with the most seats in ``event`` (ties: the first)."""
+    row = (
+        Seat.objects.filter(event=event)
+        .values("player__external_id")
+        .annotate(games=Count("pk"))
+        .order_by("-games", "player__external_id")
+        .first()
+    )
+    assert row is not None
+    player: str = row["player__external_id"]
+    return player
 
 
 class SeasonSize(TypedDict):

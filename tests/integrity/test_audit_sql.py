@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from django.db import connection, transaction
-from django.db.models import Count, F
+from django.db.models import F
 from psycopg import pq
 
 from accounts.models import Player
@@ -25,6 +25,7 @@ from integrity.services import audits
 from integrity.services.audits import audit_event, day_window
 from integrity.simulation import Season
 from integrity.sql import audit_rows, coseating_sql, sessions_sql, streamed, window_players
+from tests.integrity.conftest import busiest
 from tournaments.models import Event, Seat
 from tournaments.models import Season as SeasonRow
 
@@ -254,15 +255,7 @@ def _boosted(simulated: tuple[Season, Event], *, lone: bool) -> str:
     left with its seat only (the others voided): lone games, which are no tables, so they
     must not enter its series or its skill."""
     _, event = simulated
-    busiest = (
-        Seat.objects.filter(event=event)
-        .values("player__external_id")
-        .annotate(games=Count("pk"))
-        .order_by("-games", "player__external_id")
-        .first()
-    )
-    assert busiest is not None
-    booster: str = busiest["player__external_id"]
+    booster = busiest(event)
     seats = Seat.objects.filter(player__external_id=booster, event=event).order_by("ended_at")
     games = list(seats.values_list("game_id", flat=True))
     later = Seat.objects.filter(pk__in=seats[len(games) // 2 :].values("pk"))

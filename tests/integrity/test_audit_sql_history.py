@@ -6,21 +6,19 @@ from datetime import date, timedelta
 from typing import Any
 
 import pytest
-from django.db.models import Count, F
+from django.db.models import F
 
+from accounts.models import Player
 from flows.ingest import games_ingest
 from integrity.domain.audit import AuditParams, audit, observations
 from integrity.services import audits
 from integrity.simulation import simulate_season
-from integrity.sql import audit_rows
-from tests.integrity.conftest import weekly_qualifier
+from integrity.sql import audit_rows, window_players
+from tests.integrity.conftest import busiest, weekly_qualifier
 from tournaments.models import Event, Seat
 from tournaments.models import Season as TourSeason
 
 pytestmark = [pytest.mark.django_db]
-
-#: Two weeks of the small simulated population: the first is the second's history.
-TWO_WEEKS = {"players": 160, "weeks": 2, "cheaters": 0.04, "seed": 7, "history_weeks": 1}
 
 
 @pytest.fixture
@@ -29,7 +27,9 @@ def second_week(db: Any) -> Event:
     tour = TourSeason.objects.create(year=2021, name="2021", starts_on=date(2021, 1, 4))
     weekly_qualifier(tour, date(2021, 1, 4), "2021-W01-Q")
     event = weekly_qualifier(tour, date(2021, 1, 11), "2021-W02-Q")
-    report = games_ingest(records=list(simulate_season(**TWO_WEEKS).records), source="test")
+    # Two weeks of the small simulated population: the first is the second's history.
+    season = simulate_season(players=160, weeks=2, cheaters=0.04, seed=7, history_weeks=1)
+    report = games_ingest(records=list(season.records), source="test")
     assert report.rejected == []
     return event
 
@@ -38,15 +38,7 @@ def _late_booster(event: Event) -> tuple[str, int]:
     """A hired player planted in the week's busiest account from its 4th game of the week: a
     new device, another address and 100 points a game better. Its own games the week before
     are returned with it."""
-    busiest = (
-        Seat.objects.filter(event=event)
-        .values("player__external_id")
-        .annotate(games=Count("pk"))
-        .order_by("-games", "player__external_id")
-        .first()
-    )
-    assert busiest is not None
-    booster: str = busiest["player__external_id"]
+    booster = busiest(event)
     seats = Seat.objects.filter(player__external_id=booster, event=event).order_by("ended_at")
     later = Seat.objects.filter(pk__in=seats[3:].values("pk"))
     later.update(device="d-hired", ip="198.51.100.7", score=F("score") + 100)
@@ -84,6 +76,11 @@ def test_the_database_reads_the_history_the_in_memory_audit_is_given(
 
     assert sql.boosting == memory.boosting
     assert sql.flags == memory.flags
+    # The database read the history of the players whose window holds two devices and two
+    # address ranges, the booster among them.
+    players = window_players(**window, params=params)
+    assert Player.objects.get(external_id=booster).pk in players.history
+    assert set(players.history) < set(players.boosting)
     [flag] = [f for f in memory.boosting.flags if f.player == booster]
     # The owner's 3 games of the week are too few on their own; the week before adds its own.
     assert owned >= params.min_segment
