@@ -651,21 +651,12 @@ def _player_test(
     may_change_hands: bool = True,
 ) -> _Test | None:
     """The player's best segment over ``series`` (the sessions ``obs`` of its games, the
-    games before ``first`` its history), ``None`` when it has none or, with a history, when
-    the window alone does not pass :func:`may_be_tested`; ``may_change_hands`` as
-    :func:`_test`'s."""
+    games before ``first`` its history), ``None`` when it has none; ``may_change_hands`` as
+    :func:`_test`'s. A history is given only with two devices and two ranges in the window
+    (:func:`reads_history`), which :func:`may_be_tested` then passes."""
     devices = [o.device if o else "" for o in obs]
     ranges = [_ip_range(o.ip) if o and o.ip else "" for o in obs]
     hours = [o.hour if o else None for o in obs]
-    if first and not may_be_tested(
-        hours[first:],
-        several_devices=len(set(devices[first:]) - {""}) > 1,
-        several_ranges=len(set(ranges[first:]) - {""}) > 1,
-        min_segment=min_segment,
-        window=window,
-        min_hour_shift=min_hour_shift,
-    ):
-        return None
     changes = _changes(devices, ranges, hours, window, min_hour_shift)
     if not changes:
         return None
