@@ -272,8 +272,8 @@ def boosting_series(
 def with_history(
     before: Mapping[str, list[tuple[str, float]]], residuals: dict[str, list[tuple[str, float]]]
 ) -> tuple[dict[str, list[tuple[str, float]]], dict[str, int]]:
-    """Each series of ``residuals`` preceded by the player's series ``before`` the window,
-    and the lengths of those (players without any left out)."""
+    """Each series of ``residuals`` preceded, in place, by the player's series ``before``
+    the window; returned with the lengths of those (players without any left out)."""
     counts = {player: len(before[player]) for player in residuals if before.get(player)}
     for player in counts:
         residuals[player] = [*before[player], *residuals[player]]

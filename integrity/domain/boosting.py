@@ -723,7 +723,9 @@ def detect_boosting(
             # the history, the window is tested alone, all of it the owner's (module
             # docstring).
             series, obs, first = series[first:], obs[first:], 0
-            test = _player_test(series, obs, 0, min_segment, window, min_hour_shift, False)
+            test = _player_test(
+                series, obs, 0, min_segment, window, min_hour_shift, may_change_hands=False
+            )
         if test is None:
             continue
         log_p = 0.0 if test.trend else min(0.0, math.log(test.splits) + log_normal_sf(test.z))

@@ -48,6 +48,11 @@ def _late_booster(event: Event) -> tuple[str, int]:
     return booster, before
 
 
+def _window(event: Event) -> dict[str, Any]:
+    """The event audit's window arguments."""
+    return {"window_start": event.starts_at, "window_end": event.ends_at, "event": event}
+
+
 @pytest.mark.parametrize(
     "params",
     [AuditParams(), AuditParams(q=0.5, min_segment=5, window=5, min_hour_shift=3.0)],
@@ -57,11 +62,7 @@ def test_the_database_reads_the_history_the_in_memory_audit_is_given(
 ) -> None:
     event = second_week
     booster, owned = _late_booster(event)
-    window: dict[str, Any] = {
-        "window_start": event.starts_at,
-        "window_end": event.ends_at,
-        "event": event,
-    }
+    window = _window(event)
     tables, sessions = observations(audit_rows(**window))
     history = observations(
         audit_rows(
@@ -91,11 +92,7 @@ def test_the_database_reads_the_history_the_in_memory_audit_is_given(
 def test_no_history_days_reads_no_history(second_week: Event) -> None:
     event = second_week
     booster, _ = _late_booster(event)
-    window: dict[str, Any] = {
-        "window_start": event.starts_at,
-        "window_end": event.ends_at,
-        "event": event,
-    }
+    window = _window(event)
     params = AuditParams(history_days=0)
     tables, sessions = observations(audit_rows(**window))
 
