@@ -24,7 +24,7 @@ def audit_params(overrides: Mapping[str, Any] | None = None) -> AuditParams:
         min_segment=settings.INTEGRITY_BOOST_MIN_SEGMENT,
         window=settings.INTEGRITY_BOOST_WINDOW,
         min_hour_shift=settings.INTEGRITY_BOOST_MIN_HOUR_SHIFT,
-        history_days=settings.INTEGRITY_BOOST_HISTORY_DAYS,
+        history_days=settings.INTEGRITY_HISTORY_DAYS,
     )
     if not overrides:
         return params

@@ -376,8 +376,9 @@ INTEGRITY_MIN_SHARED_WINS = env.int("INTEGRITY_MIN_SHARED_WINS", default=5)
 INTEGRITY_BOOST_MIN_SEGMENT = env.int("INTEGRITY_BOOST_MIN_SEGMENT", default=10)
 INTEGRITY_BOOST_WINDOW = env.int("INTEGRITY_BOOST_WINDOW", default=10)
 INTEGRITY_BOOST_MIN_HOUR_SHIFT = env.float("INTEGRITY_BOOST_MIN_HOUR_SHIFT", default=6.0)
-# Days before an audit's window whose games boosting reads as the owner's baseline (0: none).
-INTEGRITY_BOOST_HISTORY_DAYS = env.int("INTEGRITY_BOOST_HISTORY_DAYS", default=7)
+# Days before an audit's window it reads as history (0: none): boosting's owner baseline, and
+# more games of the pairs the window's point flow, "better together" and fed accounts test.
+INTEGRITY_HISTORY_DAYS = env.int("INTEGRITY_HISTORY_DAYS", default=7)
 # Rows fetched per round trip when an audit streams seats.
 INTEGRITY_CHUNK_SIZE = env.int("INTEGRITY_CHUNK_SIZE", default=20_000)
 # PostgreSQL parallel workers per audit statement (max_parallel_workers_per_gather). The audit

@@ -29,7 +29,12 @@ is what runs.
   co-seating's discoveries), the fed accounts (:func:`fed_of`, the groups co-seating found
   queueing together), shared sessions (clusters and same-table links) and boosting
   over a whole window with the parameters of :class:`AuditParams`, and soft play when the
-  window's chances are given;
+  window's chances are given. Given the window's history, boosting reads it as the owner's
+  baseline, and point flow, "better together" and the fed accounts as more games of the
+  pairs the window puts in their families: who queues or wins together is the window's
+  finding, and the week before holds the same pairs' games together and apart (a pair
+  that colludes this week did the week before; honest friends meet the tests' nulls in
+  both);
   :func:`outcome` gathers the detectors' results, however they were computed (the database
   audit counts co-seating, shared sessions and soft play's pairs in SQL), and proposes cases
   (:func:`~integrity.domain.cases.propose_cases`) over all their flags.
@@ -116,8 +121,9 @@ class AuditParams:
     window: int = 10
     min_hour_shift: float = 6.0
     min_chances: int = 5
-    #: The days before the window the database audit reads as boosting's history (the
-    #: in-memory audit is given its history's observations).
+    #: The days before the window the database audit reads as its history: boosting's
+    #: owner baseline and more games of the pairs co-seating discovered (the in-memory
+    #: audit is given its history's observations).
     history_days: int = 7
 
 
@@ -300,15 +306,20 @@ def boosting_of(
 
 
 def pointflow_of(
-    tables: Sequence[TableObs], coseating: CoseatingResult, params: AuditParams
+    tables: Sequence[TableObs],
+    coseating: CoseatingResult,
+    params: AuditParams,
+    history: Sequence[TableObs] = (),
 ) -> PointflowResult:
-    """Run point flow over ``tables`` (at least every game of the feeders it tests), the
-    pairs co-seating discovered being no strangers to each other's partners."""
+    """Run point flow over the window's ``tables`` (at least every game of the feeders it
+    tests) and its ``history`` (at least every earlier game of the same players), the pairs
+    co-seating discovered being no strangers to each other's partners."""
     return detect_pointflow(
         tables,
         q=params.q,
         min_shared_wins=params.min_shared_wins,
         queued=[flag.players for flag in coseating.flags],
+        history=history,
     )
 
 
@@ -317,7 +328,8 @@ def together_of(
 ) -> TogetherResult:
     """Run "better together than apart" over the pairs co-seating discovered with
     ``>= min_shared_wins`` tables together (``tables``: at least every game of their
-    players), each player tested with as many games apart."""
+    players in the window and, when read, its history), each player tested with as many
+    games apart."""
     pairs = [f.players for f in coseating.flags if f.shared >= params.min_shared_wins]
     return detect_together(
         tables,
@@ -333,7 +345,7 @@ def fed_of(
 ) -> FedResult:
     """Run the fed-account test over the groups of the pairs co-seating discovered with
     ``>= min_shared_wins`` tables together (``tables``: at least every game of their
-    players)."""
+    players in the window and, when read, its history)."""
     pairs = [f.players for f in coseating.flags if f.shared >= params.min_shared_wins]
     return detect_fed(tables, pairs, q=params.q, min_shared_wins=params.min_shared_wins)
 
@@ -366,8 +378,10 @@ def audit(
     history: tuple[list[TableObs], list[SessionObs]] | None = None,
 ) -> AuditOutcome:
     """Run the detectors over one window's observations and propose cases; soft play too
-    when the window's chances (read from its move logs) are given, and boosting with the
-    window's ``history`` (the observations of the games before it) when it is given."""
+    when the window's chances (read from its move logs) are given. The window's ``history``
+    (the observations of the games before it), when given, is boosting's owner baseline and
+    part of the games point flow, "better together" and the fed accounts test the window's
+    pairs on (module docstring)."""
     params = params or AuditParams()
     seconds: dict[str, float] = {}
     softplay = NO_SOFTPLAY
@@ -391,13 +405,14 @@ def audit(
     )
     seconds["coseating"] = time.perf_counter() - started
     started = time.perf_counter()
-    pointflow = pointflow_of(tables, coseating, params)
+    pointflow = pointflow_of(tables, coseating, params, before)
     seconds["pointflow"] = time.perf_counter() - started
     started = time.perf_counter()
-    together = together_of(tables, coseating, params)
+    paired = [*before, *tables]
+    together = together_of(paired, coseating, params)
     seconds["together"] = time.perf_counter() - started
     started = time.perf_counter()
-    fed = fed_of(tables, coseating, params)
+    fed = fed_of(paired, coseating, params)
     seconds["fed"] = time.perf_counter() - started
     started = time.perf_counter()
     shared = detect_sessions(sessions, max_degree=params.max_degree)

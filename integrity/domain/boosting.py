@@ -60,7 +60,7 @@ p-values.
 **History.** An owner who lends the account early in the window leaves few games of his own
 in it. A series may begin with the player's games from before the window (its *history*,
 ``history[player]`` games; the database audit reads the 7 days before, setting
-``INTEGRITY_BOOST_HISTORY_DAYS``): they are the owner's baseline, never a hypothesis. The
+``INTEGRITY_HISTORY_DAYS``): they are the owner's baseline, never a hypothesis. The
 changes are found over the whole series; a segment must start in the window (``a >=`` the
 history), and the history counts among the games outside it. A player is tested only when
 the window alone holds ``>= 2 * min_segment`` of its games and passes :func:`may_be_tested`,

@@ -5,7 +5,9 @@ feeder ``F`` helps a beneficiary ``B`` by staying at the table with a heavy hand
 wilds and action cards) whenever ``B`` goes out.
 
 **Data.** :class:`~integrity.domain.data.TableObs` of the audit window, hands and winner
-seats read; a sequence, because the test needs a second pass for the candidate pairs.
+seats read; a sequence, because the test needs a second pass for the candidate pairs. When
+given, the window's *history* (the games before it) adds to both samples of the pairs the
+window puts in the family: a pair that feeds this week fed the week before.
 
 **Statistic.** In a game ``F`` lost, ``F``'s *excess* is ``F``'s hand minus the mean hand
 of the other non-winners (it measures ``F`` against the table, so the game's length and the
@@ -45,7 +47,7 @@ largest) / (1 + losing strangers)`` when ``F``'s hand is exchangeable with their
 stranger does not count.
 
 **Family (opportunity).** Every ordered pair with ``>= min_shared_wins`` (default 5)
-shared B-wins — a count that does not look at the hands. Benjamini–Hochberg at ``q``
+shared B-wins in the window — a count that does not look at the hands. Benjamini–Hochberg at ``q``
 (default 0.01) over those ordered pairs. **False-positive control:** the FDR of the
 flagged ordered pairs, under the nulls above, at ``q``.
 
@@ -79,7 +81,7 @@ from integrity.domain.stats import (
 
 __all__ = ["VERSION", "FlowFlag", "PointflowResult", "detect_pointflow"]
 
-VERSION: Final = "pointflow-3"
+VERSION: Final = "pointflow-4"
 
 _LN10: Final = math.log(10.0)
 
@@ -325,14 +327,16 @@ def detect_pointflow(
     min_shared_wins: int = 5,
     max_cells: int = DEFAULT_MAX_CELLS,
     queued: Iterable[tuple[str, str]] = (),
+    history: Iterable[TableObs] = (),
 ) -> PointflowResult:
     """Flag feeder -> beneficiary pairs (see the module docstring); ``queued``: the pairs
-    co-seating found queueing together, no strangers to each other's partners."""
+    co-seating found queueing together, no strangers to each other's partners; ``history``:
+    the games before the window (at least every one of the tested pairs' players)."""
     if not 0 < q < 1 or min_shared_wins < 1:
         raise ValueError("need 0 < q < 1 and min_shared_wins >= 1")
     tested = _tested_pairs(tables, min_shared_wins)
     evidence = _Evidence.of(tested, queued)
-    for table in tables:
+    for table in (*history, *tables):
         evidence.add(table)
 
     log_ps = []

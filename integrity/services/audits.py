@@ -30,9 +30,10 @@ flags ... flags on related players group into cases").
      pairs it tests come to Python), and the pure test runs on them
      (:func:`~integrity.domain.softplay.softplay_from_counts`);
    * once the other connection is done, the tables of the players point flow can test are
-     loaded (:func:`~integrity.sql.window.tables_of`) and point flow runs on them, then
-     "better together" and the fed-account test on the co-seating discoveries among them
-     (their players' games are all in those tables).
+     loaded (:func:`~integrity.sql.window.tables_of`), with the same players' games of the
+     ``history_days`` before the window (:func:`~integrity.sql.window.history_tables_of`),
+     and point flow runs on them, then "better together" and the fed-account test on the
+     co-seating discoveries among them (their players' games are all in those tables).
 
    On the second connection meanwhile:
 
@@ -51,7 +52,7 @@ flags ... flags on related players group into cases").
 
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Generator, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import closing
 from dataclasses import asdict, dataclass
@@ -73,6 +74,7 @@ from integrity.domain.audit import (
     AuditOutcome,
     AuditParams,
     Found,
+    SeatRow,
     boosting_of,
     fed_of,
     observations,
@@ -83,6 +85,7 @@ from integrity.domain.audit import (
     with_history,
 )
 from integrity.domain.coseating import CoseatingResult
+from integrity.domain.data import TableObs
 from integrity.domain.sessions import SessionsResult
 from integrity.domain.softplay import softplay_from_counts
 from integrity.models import AuditRun, Case, Flag
@@ -93,6 +96,7 @@ from integrity.sql import (
     audit_transaction,
     coseating_count,
     history_seats_of,
+    history_tables_of,
     seats_of,
     sessions_sql,
     softplay_counts,
@@ -268,6 +272,21 @@ def _count_alongside(
 AUDIT_STEPS = 6
 
 
+def _history_of(
+    feeders: list[int] | None, window: Mapping[str, Any], days: int
+) -> Generator[SeatRow, None, None]:
+    """The seat rows of the ``days`` before the window the pair tests read: the games of the
+    players point flow can test (``None``: every game), as :func:`_audit_in_sql` reads
+    their window's."""
+    start = window["window_start"]
+    if feeders is None:
+        return audit_rows(
+            window_start=start - timedelta(days=days),
+            window_end=start - timedelta(microseconds=1),
+        )
+    return history_tables_of(feeders, window_start=start, days=days)
+
+
 def _audit_in_sql(
     window: Mapping[str, Any], params: AuditParams, alongside: ThreadPoolExecutor | None
 ) -> AuditOutcome:
@@ -328,13 +347,18 @@ def _audit_in_sql(
             feeders = tables_of(counted.feeders, **window)
         with closing(feeders) as rows:
             tables, _ = observations(rows)
-        pointflow = pointflow_of(tables, counted.coseating, params)
+        earlier_tables: list[TableObs] = []
+        if params.history_days:
+            with closing(_history_of(counted.feeders, window, params.history_days)) as rows:
+                earlier_tables, _ = observations(rows)
+        pointflow = pointflow_of(tables, counted.coseating, params, earlier_tables)
         seconds["pointflow"] = time.perf_counter() - started
         started = time.perf_counter()
-        together = together_of(tables, counted.coseating, params)
+        paired = [*earlier_tables, *tables]
+        together = together_of(paired, counted.coseating, params)
         seconds["together"] = time.perf_counter() - started
         started = time.perf_counter()
-        fed = fed_of(tables, counted.coseating, params)
+        fed = fed_of(paired, counted.coseating, params)
         seconds["fed"] = time.perf_counter() - started
         job_progress(6, AUDIT_STEPS, "pointflow")
 

@@ -261,3 +261,16 @@ def tables_of(
     mine = window_sql(window_start, window_end, event, "c")[0]
     values.update(tz=TOUR_TZ.key, players=sorted(players))
     return streamed(_TABLES_OF_SQL.format(window=window, mine=mine), values)
+
+
+def history_tables_of(
+    players: Collection[int], *, window_start: datetime, days: int
+) -> Generator[SeatRow, None, None]:
+    """The seat rows of the games any of ``players`` sat at in the ``days`` before
+    ``window_start`` (the history "better together" and the fed accounts read: every event's
+    games, as :func:`history_seats_of`), streamed."""
+    return tables_of(
+        players,
+        window_start=window_start - timedelta(days=days),
+        window_end=window_start - timedelta(microseconds=1),
+    )

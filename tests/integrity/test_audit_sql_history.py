@@ -1,6 +1,7 @@
-"""Boosting's history read from the database (the ``history_days`` before the window) equals
-the in-memory audit given the same games as its history, and it lets boosting test an owner
-who lent the account early in the window (SPEC §7: 代练代打)."""
+"""The history read from the database (the ``history_days`` before the window) equals the
+in-memory audit given the same games as its history: it lets boosting test an owner who lent
+the account early in the window (SPEC §7: 代练代打), and the pair tests read the week before
+of the window's pairs (串谋)."""
 
 from datetime import date, timedelta
 from typing import Any
@@ -76,7 +77,17 @@ def test_the_database_reads_the_history_the_in_memory_audit_is_given(
     sql = audits._audit_in_sql(window, params, None)
 
     assert sql.boosting == memory.boosting
+    assert (sql.pointflow, sql.together, sql.fed) == (memory.pointflow, memory.together, memory.fed)
     assert sql.flags == memory.flags
+    # Point flow, "better together" and the fed accounts test the window's pairs on both
+    # weeks: the three feeders' shared wins double, and two pairs are flagged together only
+    # with the week before.
+    assert memory.pointflow.family_size == alone.pointflow.family_size
+    assert sorted(f.shared_wins for f in memory.pointflow.flags) == [22, 24, 24]
+    assert sorted(f.shared_wins for f in alone.pointflow.flags) == (
+        [] if params == AuditParams() else [9, 15, 15]
+    )
+    assert (len(memory.together.flags), len(alone.together.flags)) == (2, 0)
     # The database read the history of the players whose window holds two devices and two
     # address ranges, the booster among them.
     players = window_players(**window, params=params)

@@ -7,9 +7,12 @@ from integrity.domain.audit import (
     AuditParams,
     SeatRow,
     audit,
+    fed_of,
     flag_ref,
     observations,
+    pointflow_of,
     skill_expectation,
+    together_of,
 )
 from integrity.domain.data import SessionObs, TableObs
 from integrity.domain.sessions import SameTableLink
@@ -119,3 +122,42 @@ def test_one_audit_over_a_farm() -> None:
         "fed",
         "cases",
     }
+
+
+def _sessions(tables: list[TableObs], farm: tuple[str, ...]) -> list[SessionObs]:
+    return [
+        SessionObs(t.game_id, p, "", "d-farm" if p in farm else f"d-{p}", t.hour)
+        for t in tables
+        for p in t.players
+    ]
+
+
+def test_the_pair_tests_read_the_history_for_the_windows_pairs() -> None:
+    farm = ("p0007", "p0011")
+    window = seat_together(honest_tables(3), farm, range(0, 1200, 40))
+    before = [
+        t._replace(hour=t.hour - 168)
+        for t in seat_together(honest_tables(4), farm, range(0, 1200, 40))
+    ]
+    params = AuditParams(q=0.99)
+
+    outcome = audit(window, _sessions(window, farm), params, history=(before, []))
+    alone = audit(window, _sessions(window, farm), params)
+
+    # Co-seating reads the window only; the pair tests read the history of its pairs too.
+    assert outcome.coseating == alone.coseating
+    coseating = outcome.coseating
+    assert outcome.pointflow == pointflow_of(window, coseating, params, before)
+    assert outcome.together == together_of([*before, *window], coseating, params)
+    assert outcome.fed == fed_of([*before, *window], coseating, params)
+    # The window's families, the history's games: the farm sat together 30 times in each
+    # week, and each of its accounts won 8 of its tables together in the window.
+    for result in (outcome, alone):
+        assert (result.together.family_size, result.fed.family_size) == (2, 2)
+        assert result.pointflow.family_size == 2
+    assert [f.shared for f in outcome.together.flags] == [60]
+    assert [f.shared for f in alone.together.flags] == [30]
+    assert {f.account: f.wins for f in outcome.fed.flags} == {"p0007": 16, "p0011": 12}
+    assert {f.account: f.wins for f in alone.fed.flags} == {"p0007": 8, "p0011": 8}
+    shared_wins = {(f.feeder, f.beneficiary): f.shared_wins for f in outcome.pointflow.flags}
+    assert shared_wins == {("p0007", "p0011"): 12, ("p0011", "p0007"): 16}

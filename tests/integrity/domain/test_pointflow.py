@@ -27,7 +27,7 @@ def test_hand_computed_feeder() -> None:
     result = detect_pointflow(tables)
     # Ordered pairs with >= 5 shared B-wins: (F, B), (x, B), (y, B).
     assert result.family_size == 3
-    assert result.version == VERSION == "pointflow-3"
+    assert result.version == VERSION == "pointflow-4"
     [flag] = result.flags
     assert (flag.feeder, flag.beneficiary) == ("F", "B")
     assert flag.players == ("B", "F")
@@ -83,6 +83,38 @@ def test_the_baseline_is_the_feeders_games_without_the_beneficiary() -> None:
     assert flag.p == pytest.approx(1 / 252, rel=1e-12)
     # The hand baseline: F's lost games without B at the table (duel 40, five times 40).
     assert flag.feeder_baseline == 40
+
+
+def test_the_history_adds_to_the_window_pairs_samples_not_to_the_family() -> None:
+    # The window of the first test: F at 50 in B's 5 wins, 6 baseline games.
+    window = [game(f"w{i}", ("B", "F", "x", "y"), (0, 50, 10, 20)) for i in range(5)]
+    window += [
+        game(f"n{i}", (f"z{i}", "F", "x", "y"), (0, 10 + 10 * (i % 2), 30, 40)) for i in range(6)
+    ]
+    # The week before: the same again, and G at 50 in D's 5 wins (a pair of the history
+    # alone, so no opportunity of the window's).
+    history = [game(f"hw{i}", ("B", "F", "x", "y"), (0, 50, 10, 20)) for i in range(5)]
+    history += [
+        game(f"hn{i}", (f"v{i}", "F", "x", "y"), (0, 10 + 10 * (i % 2), 30, 40)) for i in range(6)
+    ]
+    history += [game(f"hd{i}", ("D", "G", "u", "v"), (0, 50, 10, 20)) for i in range(5)]
+
+    result = detect_pointflow(window, history=history)
+
+    # The family is the window's: (F, B), (x, B), (y, B).
+    assert result.family_size == 3
+    [flag] = result.flags
+    # F's 10 shared wins hold the top ranks 13..22 of 22: W = 175, p = 1 / C(22, 10).
+    assert (flag.feeder, flag.beneficiary, flag.shared_wins, flag.baseline_games) == (
+        "F",
+        "B",
+        10,
+        12,
+    )
+    assert (flag.rank_sum, flag.rank_sum_hands) == (175, 175)
+    assert flag.p == pytest.approx(1 / 646_646, rel=1e-12)
+    assert flag.q == pytest.approx(3 / 646_646, rel=1e-12)
+    assert (flag.flow_to_beneficiary, flag.feeder_baseline) == (500, 15)
 
 
 def test_heavy_against_the_table_only_is_not_enough() -> None:
