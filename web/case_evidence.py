@@ -203,6 +203,15 @@ def _coseating(flag: Flag, name: Names) -> tuple[str, list[str]]:
     return headline, details
 
 
+def _history_note(evidence: Mapping[str, Any]) -> list[str]:
+    """The sentence saying a pair test's counts include the days before the audit's window
+    (none for a run that read no history)."""
+    days = evidence.get("history_days")
+    if not days:
+        return []
+    return [_("以上局数包括审计窗口之前 %(days)s 天里的对局。") % {"days": days}]
+
+
 #: The point-flow versions whose count was of the heaviest of all the losing hands and whose
 #: baseline held the games both lost: flags they stored are said in their own terms.
 WHOLE_TABLE_POINTFLOW = frozenset({"pointflow-1", "pointflow-2"})
@@ -265,7 +274,7 @@ def _pointflow(flag: Flag, name: Names) -> tuple[str, list[str]]:
     details.append(
         test % {"feeder": feeder, "beneficiary": beneficiary, "n": e.get("baseline_games", "—")}
     )
-    return headline % words, details
+    return headline % words, [*details, *_history_note(e)]
 
 
 def _sessions(flag: Flag, name: Names) -> tuple[str, list[str]]:
@@ -418,7 +427,7 @@ def _together(flag: Flag, name: Names) -> tuple[str, list[str]]:
             "他没出完时，比他与没出完的陌生对手的剩余牌分（相同算一半）。"
         )
     )
-    return headline, details
+    return headline, [*details, *_history_note(e)]
 
 
 def _fed(flag: Flag, name: Names) -> tuple[str, list[str]]:
@@ -458,6 +467,7 @@ def _fed(flag: Flag, name: Names) -> tuple[str, list[str]]:
             "送分要比这更重才算。"
         )
         % {"account": account, "margin": e["margin"]},
+        *_history_note(e),
     ]
     return headline, details
 

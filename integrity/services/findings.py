@@ -5,7 +5,9 @@ group into cases"), inside the audit run's write transaction
 **Flags.** One row per detector flag, except the near-conclusive same-table links, which
 are grouped into one row per (pair, kind, identifier) listing the games (each game still
 counts in the case score). ``score`` is the flag's strength (``-log10 q``; for links the
-weight the case builder gives them).
+weight the case builder gives them). The evidence of a point-flow, "better together" or
+fed-account flag holds the run's ``history_days``: its counts include the games of those
+days before the window (the reviewer's page says so).
 
 **Cases.** A proposal's key is its sorted player ids joined by ``|`` (a SHA-256 digest of it
 when longer than the column). An open case with that key is updated (score, families,
@@ -19,7 +21,7 @@ import math
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict
-from typing import Any
+from typing import Any, Final
 
 from accounts.models import Player
 from core.errors import ServiceError
@@ -224,12 +226,20 @@ _ROWS: dict[type, Callable[[Any], dict[str, Any]]] = {
 }
 
 
+#: The detectors that test the window's pairs on its history too
+#: (:func:`integrity.domain.audit.audit`).
+_PAIR_TESTS: Final = frozenset({Flag.Detector.POINTFLOW, Flag.Detector.TOGETHER, Flag.Detector.FED})
+
+
 def flag_row(run: AuditRun, flag: DetectorFlag, detector_versions: Mapping[str, str]) -> Flag:
     """The (unsaved) row of one detector flag other than a same-table link."""
     fields = _ROWS.get(type(flag))
     if fields is None:
         raise TypeError(f"not a flag row: {flag!r}")
     row = fields(flag)
+    if row["detector"] in _PAIR_TESTS:
+        # The pair tests count the games of the days the run read before its window too.
+        row["evidence"]["history_days"] = run.params.get("history_days", 0)
     return Flag(run=run, version=detector_versions[row["detector"]], score=flag.strength, **row)
 
 

@@ -12,6 +12,7 @@ from django.db.models import F
 from accounts.models import Player
 from flows.ingest import games_ingest
 from integrity.domain.audit import AuditParams, audit, observations
+from integrity.models import Flag
 from integrity.services import audits
 from integrity.simulation import simulate_season
 from integrity.sql import audit_rows, window_players
@@ -111,3 +112,22 @@ def test_no_history_days_reads_no_history(second_week: Event) -> None:
 
     assert sql.boosting == audit(tables, sessions, params).boosting
     assert booster not in {f.player for f in sql.boosting.flags}
+
+
+def test_the_pair_flags_say_their_counts_include_the_days_before(second_week: Event) -> None:
+    run = audits.audit_event(event=second_week)
+
+    pair_flags = Flag.objects.filter(run=run, detector__in=["pointflow", "together", "fed"])
+    assert sorted(pair_flags.values_list("detector", flat=True)) == [
+        "fed",
+        "fed",
+        "pointflow",
+        "pointflow",
+        "pointflow",
+        "together",
+        "together",
+    ]
+    assert {flag.evidence["history_days"] for flag in pair_flags} == {7}
+    others = Flag.objects.filter(run=run).exclude(pk__in=pair_flags.values("pk"))
+    assert others.exists()
+    assert not any("history_days" in flag.evidence for flag in others)

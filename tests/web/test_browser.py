@@ -902,7 +902,8 @@ def test_a_reviewer_reads_point_flow_against_the_games_apart(
     transactional_db: Any, live_server: Any, driver: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A rank-tested point-flow flag on the farm's case says what the feeder's hands in the
-    partner's wins were compared with: his lost games without the partner at the table."""
+    partner's wins were compared with: his lost games without the partner at the table, the
+    week before the audit's window included."""
     from integrity.models import Flag
 
     read_flag_on_the_case(
@@ -910,19 +911,20 @@ def test_a_reviewer_reads_point_flow_against_the_games_apart(
         live_server,
         monkeypatch,
         Flag.Detector.POINTFLOW,
-        version="pointflow-3",
+        version="pointflow-4",
         statistic=171,
         p_value=3e-8,
         q_value=2.6e-6,
-        evidence=RANK_FLOW,
+        evidence={**RANK_FLOW, "history_days": 7},
     )
     assert (
         "白雪赢的 9 局里黑土平均剩 154.2 分手牌，不和白雪同桌的输局平均只剩 71.5 分"
         "（q = 2.6×10⁻⁶）" in [e.text for e in css_all(driver, ".flag-headline")]
     )
-    assert "检验：黑土在这些局的手牌与其不和白雪同桌的 41 局输局比较（秩和检验）。" in texts(
-        driver, ".flag-pointflow .flag-details li"
-    )
+    assert texts(driver, ".flag-pointflow .flag-details li")[-2:] == [
+        "检验：黑土在这些局的手牌与其不和白雪同桌的 41 局输局比较（秩和检验）。",
+        "以上局数包括审计窗口之前 7 天里的对局。",
+    ]
     no_blocking_violations(driver)
     shoot(driver, "review-case-pointflow", at=".flag-pointflow")
 
