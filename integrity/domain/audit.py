@@ -33,8 +33,8 @@ is what runs.
   baseline, and point flow, "better together" and the fed accounts as more games of the
   pairs the window puts in their families: who queues or wins together is the window's
   finding, and the week before holds the same pairs' games together and apart (a pair
-  that colludes this week did the week before; honest friends meet the tests' nulls in
-  both);
+  that colludes this week has likely done so before, and a new one loses nothing; honest
+  friends meet the tests' nulls in both weeks);
   :func:`outcome` gathers the detectors' results, however they were computed (the database
   audit counts co-seating, shared sessions and soft play's pairs in SQL), and proposes cases
   (:func:`~integrity.domain.cases.propose_cases`) over all their flags.
@@ -122,8 +122,8 @@ class AuditParams:
     min_hour_shift: float = 6.0
     min_chances: int = 5
     #: The days before the window the database audit reads as its history: boosting's
-    #: owner baseline and more games of the pairs co-seating discovered (the in-memory
-    #: audit is given its history's observations).
+    #: owner baseline and more games of the pairs the window's pair tests test (the
+    #: in-memory audit is given its history's observations).
     history_days: int = 7
 
 

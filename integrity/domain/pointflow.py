@@ -47,9 +47,9 @@ largest) / (1 + losing strangers)`` when ``F``'s hand is exchangeable with their
 stranger does not count.
 
 **Family (opportunity).** Every ordered pair with ``>= min_shared_wins`` (default 5)
-shared B-wins in the window — a count that does not look at the hands. Benjamini–Hochberg at ``q``
-(default 0.01) over those ordered pairs. **False-positive control:** the FDR of the
-flagged ordered pairs, under the nulls above, at ``q``.
+shared B-wins in the window — a count that does not look at the hands.
+Benjamini–Hochberg at ``q`` (default 0.01) over those ordered pairs. **False-positive
+control:** the FDR of the flagged ordered pairs, under the nulls above, at ``q``.
 
 **Evidence** (not part of the test): the test used, the two rank sums with their null
 mean and the baseline size; in how many shared B-wins ``F``'s hand was at least every

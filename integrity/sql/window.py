@@ -267,8 +267,8 @@ def history_tables_of(
     players: Collection[int], *, window_start: datetime, days: int
 ) -> Generator[SeatRow, None, None]:
     """The seat rows of the games any of ``players`` sat at in the ``days`` before
-    ``window_start`` (the history "better together" and the fed accounts read: every event's
-    games, as :func:`history_seats_of`), streamed."""
+    ``window_start`` (the history the pair tests read: every event's singles games, as
+    :func:`history_seats_of`), streamed."""
     return tables_of(
         players,
         window_start=window_start - timedelta(days=days),
