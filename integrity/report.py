@@ -124,8 +124,9 @@ def run_season(
 ) -> SeasonRun:
     """Simulate a season and audit it in memory; with ``rules``, its games are played out
     with move logs and soft play is audited from their chances. With ``history_weeks``, that
-    many weeks are simulated before the ``weeks`` audited, and boosting reads them as the
-    window's history (as the database audit reads the days before its window)."""
+    many weeks are simulated before the ``weeks`` audited, and the audit reads them as the
+    window's history (as the database audit reads the days before its window): boosting's
+    owner baseline, more games of the pairs the pair tests test."""
     started = time.perf_counter()
     realism, cheating = MODELS[models]
     season = simulate_season(
@@ -396,7 +397,7 @@ def report(
 ) -> dict[str, Any]:
     """Audit an injected season and the honest-only season of the same seed (with
     ``rules``: played out with move logs, soft play audited too; ``models``: a key of
-    :data:`MODELS`; ``history_weeks``: simulated before the window, boosting's history)."""
+    :data:`MODELS`; ``history_weeks``: simulated before the window, the audit's history)."""
     if models not in MODELS:
         raise ValueError(f"unknown models {models!r}; known: {', '.join(MODELS)}")
     size = {"players": players, "weeks": weeks, "seed": seed, "history_weeks": history_weeks}

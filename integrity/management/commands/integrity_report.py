@@ -43,8 +43,9 @@ class Command(BaseCommand):
             "--history-weeks",
             type=int,
             default=0,
-            help="weeks simulated before the audited ones: boosting's history (the owner's "
-            "earlier games, as the database audit reads the days before its window)",
+            help="weeks simulated before the audited ones: the audit's history (boosting's "
+            "owner baseline and the pairs' earlier games, as the database audit reads the "
+            "days before its window)",
         )
         parser.add_argument("--cheaters", type=float, default=0.005)
         parser.add_argument("--seed", type=int, default=2021)
