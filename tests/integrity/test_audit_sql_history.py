@@ -81,8 +81,8 @@ def test_the_database_reads_the_history_the_in_memory_audit_is_given(
     assert (sql.pointflow, sql.together, sql.fed) == (memory.pointflow, memory.together, memory.fed)
     assert sql.flags == memory.flags
     # Point flow, "better together" and the fed accounts test the window's pairs on both
-    # weeks: the three feeders' shared wins double, and two pairs are flagged together only
-    # with the week before.
+    # weeks: the three feeders' shared wins grow by the week before's, and two pairs are
+    # flagged together only with it.
     assert memory.pointflow.family_size == alone.pointflow.family_size
     assert sorted(f.shared_wins for f in memory.pointflow.flags) == [22, 24, 24]
     assert sorted(f.shared_wins for f in alone.pointflow.flags) == (
