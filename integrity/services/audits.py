@@ -31,9 +31,9 @@ flags ... flags on related players group into cases").
      (:func:`~integrity.domain.softplay.softplay_from_counts`);
    * once the other connection is done, the tables of the players point flow can test are
      loaded (:func:`~integrity.sql.window.tables_of`), with the same players' games of the
-     ``history_days`` before the window (:func:`~integrity.sql.window.history_tables_of`),
-     and point flow runs on them, then "better together" and the fed-account test on the
-     co-seating discoveries among them (their players' games are all in those tables).
+     ``history_days`` before the window, and point flow runs on them, then "better
+     together" and the fed-account test on the co-seating discoveries among them (their
+     players' games are all in those tables).
 
    On the second connection meanwhile:
 
@@ -96,7 +96,6 @@ from integrity.sql import (
     audit_transaction,
     coseating_count,
     history_seats_of,
-    history_tables_of,
     seats_of,
     sessions_sql,
     softplay_counts,
@@ -272,19 +271,21 @@ def _count_alongside(
 AUDIT_STEPS = 6
 
 
-def _history_of(
-    feeders: list[int] | None, window: Mapping[str, Any], days: int
+def _tables_of_feeders(
+    feeders: list[int] | None, window: Mapping[str, Any]
 ) -> Generator[SeatRow, None, None]:
-    """The seat rows of the ``days`` before the window the pair tests read: the games of the
-    players point flow can test (``None``: every game), as :func:`_audit_in_sql` reads
-    their window's."""
+    """The seat rows the pair tests read in ``window``: the games of the players point flow
+    can test (``None``: every game)."""
+    return audit_rows(**window) if feeders is None else tables_of(feeders, **window)
+
+
+def _before(window: Mapping[str, Any], days: int) -> dict[str, Any]:
+    """The ``days`` before the window, every event's games: the window's history."""
     start = window["window_start"]
-    if feeders is None:
-        return audit_rows(
-            window_start=start - timedelta(days=days),
-            window_end=start - timedelta(microseconds=1),
-        )
-    return history_tables_of(feeders, window_start=start, days=days)
+    return {
+        "window_start": start - timedelta(days=days),
+        "window_end": start - timedelta(microseconds=1),
+    }
 
 
 def _audit_in_sql(
@@ -341,15 +342,12 @@ def _audit_in_sql(
         job_progress(5, AUDIT_STEPS, "coseating")
         seconds.update(counted.seconds)
         started = time.perf_counter()
-        if counted.feeders is None:
-            feeders = audit_rows(**window)
-        else:
-            feeders = tables_of(counted.feeders, **window)
-        with closing(feeders) as rows:
+        with closing(_tables_of_feeders(counted.feeders, window)) as rows:
             tables, _ = observations(rows)
         earlier_tables: list[TableObs] = []
         if params.history_days:
-            with closing(_history_of(counted.feeders, window, params.history_days)) as rows:
+            history_window = _before(window, params.history_days)
+            with closing(_tables_of_feeders(counted.feeders, history_window)) as rows:
                 earlier_tables, _ = observations(rows)
         pointflow = pointflow_of(tables, counted.coseating, params, earlier_tables)
         seconds["pointflow"] = time.perf_counter() - started

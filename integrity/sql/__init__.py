@@ -5,7 +5,7 @@ accelerator equals its pure rule in :mod:`integrity.domain` on the same data
 
 * :mod:`integrity.sql.window` — the window's seats, the audit transaction, streaming and
   the seat loads (:func:`audit_rows`, :func:`seats_of`, :func:`history_seats_of`,
-  :func:`tables_of`, :func:`history_tables_of`);
+  :func:`tables_of`);
 * :mod:`integrity.sql.summary` — the window's players in one grouped query: skills, who
   boosting can test (:func:`integrity.domain.boosting.may_be_tested`), hour activity;
 * :mod:`integrity.sql.coseating` — co-seating's counts
@@ -26,7 +26,6 @@ from integrity.sql.window import (
     audit_rows,
     audit_transaction,
     history_seats_of,
-    history_tables_of,
     seats_of,
     streamed,
     tables_of,
@@ -41,7 +40,6 @@ __all__ = [
     "coseating_count",
     "coseating_sql",
     "history_seats_of",
-    "history_tables_of",
     "seats_of",
     "sessions_sql",
     "softplay_counts",

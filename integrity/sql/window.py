@@ -261,16 +261,3 @@ def tables_of(
     mine = window_sql(window_start, window_end, event, "c")[0]
     values.update(tz=TOUR_TZ.key, players=sorted(players))
     return streamed(_TABLES_OF_SQL.format(window=window, mine=mine), values)
-
-
-def history_tables_of(
-    players: Collection[int], *, window_start: datetime, days: int
-) -> Generator[SeatRow, None, None]:
-    """The seat rows of the games any of ``players`` sat at in the ``days`` before
-    ``window_start`` (the history the pair tests read: every event's singles games, as
-    :func:`history_seats_of`), streamed."""
-    return tables_of(
-        players,
-        window_start=window_start - timedelta(days=days),
-        window_end=window_start - timedelta(microseconds=1),
-    )
