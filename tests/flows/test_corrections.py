@@ -10,8 +10,9 @@ from accounts.models import User
 from flows import corrections as flow
 from flows import finalisation
 from flows.finalisation import event_finalise
-from tests.tournaments.test_corrections import _best_game, _monthly_and_quarterly
-from tests.tournaments.test_finalise import AFTER, _field
+from tests.tournaments.factories import AFTER, monthly_and_quarterly
+from tests.tournaments.test_corrections import _best_game
+from tests.tournaments.test_finalise import _field
 from titles.models import Qualification
 from tournaments.models import Correction, Event, Seat
 from tournaments.services import corrections
@@ -24,7 +25,7 @@ def _qualifications() -> dict[str, str]:
 
 
 def test_voiding_the_champions_best_game_moves_the_qualification(organiser: User) -> None:
-    monthly, _ = _monthly_and_quarterly()
+    monthly, _ = monthly_and_quarterly()
     players = _field(monthly)
     event_finalise(event=monthly, by=organiser, now=AFTER)
     assert _qualifications() == {"a1": "pending"}
@@ -42,7 +43,7 @@ def test_voiding_the_champions_best_game_moves_the_qualification(organiser: User
 def test_a_sanction_and_its_appeal_move_the_qualification_there_and_back(
     reviewer: User,
 ) -> None:
-    monthly, _ = _monthly_and_quarterly()
+    monthly, _ = monthly_and_quarterly()
     players = _field(monthly)
     event_finalise(event=monthly, by=None, now=AFTER)
 
@@ -60,7 +61,7 @@ def test_a_sanction_and_its_appeal_move_the_qualification_there_and_back(
 
 
 def test_the_tournaments_service_alone_moves_the_champion_and_no_title(organiser: User) -> None:
-    monthly, _ = _monthly_and_quarterly()
+    monthly, _ = monthly_and_quarterly()
     players = _field(monthly)
     event_finalise(event=monthly, by=organiser, now=AFTER)
 
@@ -76,7 +77,7 @@ def test_the_tournaments_service_alone_moves_the_champion_and_no_title(organiser
 def test_a_failure_on_the_titles_side_undoes_the_correction(
     organiser: User, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monthly, _ = _monthly_and_quarterly()
+    monthly, _ = monthly_and_quarterly()
     players = _field(monthly)
     event_finalise(event=monthly, by=organiser, now=AFTER)
     game = _best_game(monthly, players["a1"])

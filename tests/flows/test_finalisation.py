@@ -12,7 +12,8 @@ from accounts.models import User
 from flows import finalisation
 from flows.finalisation import event_finalise
 from integrity.tasks import audit_event_task
-from tests.tournaments.test_finalise import AFTER, _field, _final_and_monthly
+from tests.tournaments.factories import AFTER
+from tests.tournaments.test_finalise import _field, _final_and_monthly
 from titles.models import Qualification
 from tournaments.models import Event, EventStatus
 from tournaments.services import finalise

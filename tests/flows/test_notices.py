@@ -27,8 +27,8 @@ from integrity.services.cases import appeal_file
 from notices.models import Notice, NoticeDelivery
 from notices.texts import notice_text
 from tests.titles import conftest as titles_fixtures
-from tests.tournaments.factories import local, make_event, make_season, score_games
-from tests.tournaments.test_finalise import AFTER, _field, _final_and_monthly
+from tests.tournaments.factories import AFTER, local, make_event, make_season, score_games
+from tests.tournaments.test_finalise import _field, _final_and_monthly
 from titles import services as titles
 from titles.models import Qualification, Revocation, TitleChange, TitleTerm
 from titles.tasks import expiring_notices

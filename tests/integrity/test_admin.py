@@ -7,13 +7,13 @@ from accounts.models import User
 from integrity.models import Case, Flag
 from integrity.services.audits import audit_event
 from tests.accounts.signin import client_sign_in
-from tests.integrity.test_workflow import _monthly_with_a_farm
+from tests.integrity.farm import monthly_with_a_farm
 
 pytestmark = pytest.mark.django_db
 
 
 def test_the_admin_pages_render_and_flags_are_read_only() -> None:
-    monthly, _, _ = _monthly_with_a_farm()
+    monthly, _, _ = monthly_with_a_farm()
     run = audit_event(event=monthly)
     case = Case.objects.get(key="b|h")
     flag = Flag.objects.filter(run=run).first()

@@ -13,7 +13,8 @@ from accounts.models import Player, User
 from flows.finalisation import event_finalise
 from integrity.models import AuditRun, Case, CaseEvent
 from tests.conftest import token_client
-from tests.integrity.test_workflow import AFTER, _monthly_with_a_farm
+from tests.integrity.farm import monthly_with_a_farm
+from tests.tournaments.factories import AFTER
 from tournaments.models import Event
 
 pytestmark = pytest.mark.django_db
@@ -25,7 +26,7 @@ IDENTIFIERS = ("198.51.100.7", "198.51.100.8", "d-farm", "203.0.113")
 def farm_case(
     reviewer_api: APIClient, django_capture_on_commit_callbacks: Any
 ) -> tuple[Case, Event, dict[str, Player]]:
-    monthly, _, players = _monthly_with_a_farm()
+    monthly, _, players = monthly_with_a_farm()
     event_finalise(event=monthly, by=None, now=AFTER)
     with django_capture_on_commit_callbacks(execute=True):
         response = reviewer_api.post(

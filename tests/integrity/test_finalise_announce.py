@@ -7,7 +7,8 @@ import pytest
 
 from flows.finalisation import event_finalise
 from integrity.models import AuditRun
-from tests.integrity.test_workflow import AFTER, _monthly_with_a_farm
+from tests.integrity.farm import monthly_with_a_farm
+from tests.tournaments.factories import AFTER
 from webhooks.models import Delivery, Subscription
 
 pytestmark = pytest.mark.django_db
@@ -19,7 +20,7 @@ def test_finalise_audits_the_event_and_notifies_subscribers(
     Subscription.objects.create(
         name="partner", url="http://127.0.0.1:9/hook", secret="s3cret", events=["event.finalised"]
     )
-    monthly, _, players = _monthly_with_a_farm()
+    monthly, _, players = monthly_with_a_farm()
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         event_finalise(event=monthly, by=None, now=AFTER)
     [delivery] = Delivery.objects.all()

@@ -12,7 +12,8 @@ from flows.grants import qualification_approve
 from integrity.models import Case
 from integrity.services.audits import audit_event
 from integrity.services.cases import case_dismiss
-from tests.integrity.test_workflow import AFTER, _monthly_with_a_farm
+from tests.integrity.farm import monthly_with_a_farm
+from tests.tournaments.factories import AFTER
 from titles.models import Qualification
 
 pytestmark = pytest.mark.django_db
@@ -29,7 +30,7 @@ def _approve(qualification: Qualification, reviewer: User) -> Qualification:
 
 def test_a_champion_grant_waits_for_the_audit_and_the_case(settings: Any, reviewer: User) -> None:
     settings.TITLES_REQUIRE_EVENT_AUDIT = True
-    monthly, _, players = _monthly_with_a_farm()
+    monthly, _, players = monthly_with_a_farm()
     event_finalise(event=monthly, by=None, now=AFTER)
     grant = Qualification.objects.get(source="event:2021-02-M:champion")
     assert grant.player == players["b"]

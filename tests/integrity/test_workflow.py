@@ -23,76 +23,13 @@ from integrity.services.cases import (
     case_dismiss,
     case_take,
 )
-from tests.integrity.conftest import play
-from tests.tournaments.factories import local, make_event, make_season
+from tests.integrity.farm import monthly_with_a_farm
+from tests.tournaments.factories import AFTER
 from titles.models import PlayerTitle, Qualification, QualificationRule, TitleTerm
 from titles.services import qualification_enter
 from tournaments.models import Correction, Entry, Event, Seat, Standing
 
 pytestmark = pytest.mark.django_db
-
-QUOTAS = {
-    "weekly_qualifier": {"national": 0, "per_province": 2},
-    "weekly_final": {"national": 3, "per_province": 1},
-    "monthly_final": {"national": 1, "per_province": 0},
-    "quarterly_final": {"national": 1, "per_province": 1},
-    "annual_final": {"national": 0, "per_province": 0},
-}
-AFTER = local(2021, 3, 1, 12)
-
-
-def _monthly_with_a_farm() -> tuple[Event, Event, dict[str, Player]]:
-    """月赛 2021-02-M feeding 季赛 2021-Q1-F. ``b`` and helper ``h`` share one device and sit
-    together in 15 games that ``b`` wins while ``h`` holds 100 points; ``a2`` wins 15 honest
-    games by small margins. ``b`` is champion; without ``b``'s games ``a2`` is."""
-    season = make_season(quotas=QUOTAS)
-    quarterly = make_event(
-        season,
-        "2021-Q1-F",
-        "quarterly_final",
-        starts_at=local(2021, 3, 5, 10),
-        ends_at=local(2021, 3, 5, 23),
-    )
-    monthly = make_event(
-        season,
-        "2021-02-M",
-        "monthly_final",
-        starts_at=local(2021, 2, 16, 10),
-        ends_at=local(2021, 2, 16, 23),
-        feeds=quarterly,
-        champion_achievement="monthly_champion",
-    )
-    names = {"b": "江苏", "h": "江苏", "a2": "浙江", "a3": "广东", "a4": "北京", "a5": "上海"}
-    players = {
-        key: Player.objects.create(external_id=key, name=key.upper(), province=province)
-        for key, province in names.items()
-    }
-    p = players
-    moment = local(2021, 2, 16, 10, 5)
-    small = (["R1"], ["R2"], ["R3"])
-    for i in range(15):
-        moment += timedelta(minutes=4)
-        play(
-            monthly,
-            [
-                (p["b"], [], "198.51.100.7", "d-farm"),
-                (p["h"], ["WD4", "W"], "198.51.100.8", "d-farm"),
-                (p["a3"], ["R5"], "203.0.113.3", "d-a3"),
-                (p["a4"], ["G7"], "203.0.113.4", "d-a4"),
-            ],
-            ended_at=moment,
-        )
-        play(
-            monthly,
-            [
-                (p["a2"], [], "203.0.113.2", "d-a2"),
-                (p["a5"], small[i % 3], "203.0.113.5", "d-a5"),
-                (p["a3"], small[(i + 1) % 3], "203.0.113.3", "d-a3"),
-                (p["a4"], small[(i + 2) % 3], "203.0.113.4", "d-a4"),
-            ],
-            ended_at=moment + timedelta(seconds=30),
-        )
-    return monthly, quarterly, players
 
 
 def _master(player: Player, reviewer: User, source: str) -> Qualification:
@@ -163,7 +100,7 @@ def _state(monthly: Event, quarterly: Event) -> dict[str, Any]:
 
 @pytest.fixture
 def opened(reviewer: User) -> tuple[Case, Event, Event, dict[str, Player]]:
-    monthly, quarterly, players = _monthly_with_a_farm()
+    monthly, quarterly, players = monthly_with_a_farm()
     event_finalise(event=monthly, by=None, now=AFTER)
     _master(players["b"], reviewer, "earlier-cup")
     _master(players["h"], reviewer, "other-cup")

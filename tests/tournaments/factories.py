@@ -44,6 +44,42 @@ def make_event(
     )
 
 
+#: Quotas of the finals tests' seasons: the monthly final sends its champion on, the
+#: quarterly one per province and one more.
+QUOTAS: dict[str, dict[str, int]] = {
+    "weekly_qualifier": {"national": 0, "per_province": 2},
+    "weekly_final": {"national": 3, "per_province": 1},
+    "monthly_final": {"national": 1, "per_province": 0},
+    "quarterly_final": {"national": 1, "per_province": 1},
+    "annual_final": {"national": 0, "per_province": 0},
+}
+#: A moment after the monthly final 2021-02-M has ended (its finalisation's ``now``).
+AFTER = local(2021, 3, 1, 12)
+
+
+def monthly_and_quarterly() -> tuple[Event, Event]:
+    """A season with :data:`QUOTAS`: the monthly final 2021-02-M (2021-02-16, its champion
+    earns ``monthly_champion``) feeding the quarterly final 2021-Q1-F (2021-03-05)."""
+    season = make_season(quotas=QUOTAS)
+    quarterly = make_event(
+        season,
+        "2021-Q1-F",
+        "quarterly_final",
+        starts_at=local(2021, 3, 5, 10),
+        ends_at=local(2021, 3, 5, 23),
+    )
+    monthly = make_event(
+        season,
+        "2021-02-M",
+        "monthly_final",
+        starts_at=local(2021, 2, 16, 10),
+        ends_at=local(2021, 2, 16, 23),
+        feeds=quarterly,
+        champion_achievement="monthly_champion",
+    )
+    return monthly, quarterly
+
+
 def make_players(n: int, provinces: Sequence[str] = ("江苏",), prefix: str = "p") -> list[Player]:
     """``n`` players ``p0000001``…, provinces assigned round-robin."""
     start = next(_ids) * 100_000

@@ -14,33 +14,20 @@ from flows.corrections import (
     player_games_void,
 )
 from flows.finalisation import event_finalise
-from tests.tournaments.factories import local, make_event, make_players, make_season, play
-from tests.tournaments.test_finalise import AFTER, QUOTAS, _entries, _field
+from tests.tournaments.factories import (
+    AFTER,
+    local,
+    make_event,
+    make_players,
+    make_season,
+    monthly_and_quarterly,
+    play,
+)
+from tests.tournaments.test_finalise import _entries, _field
 from tournaments.models import Correction, Entry, Event, Game, Seat, Standing
 from tournaments.selectors.leaderboard import leaderboard_rows
 
 pytestmark = pytest.mark.django_db
-
-
-def _monthly_and_quarterly() -> tuple[Event, Event]:
-    season = make_season(quotas=QUOTAS)
-    quarterly = make_event(
-        season,
-        "2021-Q1-F",
-        "quarterly_final",
-        starts_at=local(2021, 3, 5, 10),
-        ends_at=local(2021, 3, 5, 23),
-    )
-    monthly = make_event(
-        season,
-        "2021-02-M",
-        "monthly_final",
-        starts_at=local(2021, 2, 16, 10),
-        ends_at=local(2021, 2, 16, 23),
-        feeds=quarterly,
-        champion_achievement="monthly_champion",
-    )
-    return monthly, quarterly
 
 
 def _best_game(event: Event, player: Player) -> Game:
@@ -58,7 +45,7 @@ def _qualifications() -> dict[str, str]:
 def test_a_void_after_finalisation_moves_champion_advancement_and_title(
     organiser: User,
 ) -> None:
-    monthly, quarterly = _monthly_and_quarterly()
+    monthly, quarterly = monthly_and_quarterly()
     players = _field(monthly)
     event_finalise(event=monthly, by=organiser, now=AFTER)
     assert _entries(quarterly) == {"a1": ("advanced", "national rank 1 ≤ 1")}
@@ -114,7 +101,7 @@ def test_a_void_after_finalisation_moves_champion_advancement_and_title(
 
 
 def test_restoring_the_game_puts_everything_back(organiser: User) -> None:
-    monthly, quarterly = _monthly_and_quarterly()
+    monthly, quarterly = monthly_and_quarterly()
     players = _field(monthly)
     event_finalise(event=monthly, by=organiser, now=AFTER)
     game = _best_game(monthly, players["a1"])
@@ -131,7 +118,7 @@ def test_restoring_the_game_puts_everything_back(organiser: User) -> None:
 
 
 def test_refused_corrections_write_nothing(organiser: User) -> None:
-    monthly, _ = _monthly_and_quarterly()
+    monthly, _ = monthly_and_quarterly()
     players = _field(monthly)
     game = _best_game(monthly, players["a1"])
 
@@ -149,7 +136,7 @@ def test_refused_corrections_write_nothing(organiser: User) -> None:
 
 
 def test_a_correction_of_a_live_event_recomputes_the_leaderboard() -> None:
-    monthly, _ = _monthly_and_quarterly()
+    monthly, _ = monthly_and_quarterly()
     players = _field(monthly)
 
     correction = game_void(game=_best_game(monthly, players["a2"]), by=None, reason="x")
@@ -210,7 +197,7 @@ def test_a_bad_fix_names_the_problem_and_writes_nothing(
 def test_a_sanction_voids_the_players_games_in_each_event_and_an_appeal_restores_them(
     reviewer: User,
 ) -> None:
-    monthly, quarterly = _monthly_and_quarterly()
+    monthly, quarterly = monthly_and_quarterly()
     players = _field(monthly)
     weekly = make_event(monthly.season, "2021-W05-F", "weekly_final", feeds=monthly)
     event_finalise(event=weekly, by=None, now=AFTER)
@@ -243,7 +230,7 @@ def test_a_sanction_voids_the_players_games_in_each_event_and_an_appeal_restores
 
 
 def test_an_advanced_entry_moves_to_another_feeder_when_its_source_withdraws() -> None:
-    monthly, quarterly = _monthly_and_quarterly()
+    monthly, quarterly = monthly_and_quarterly()
     players = _field(monthly)
     other = make_event(
         monthly.season,
@@ -268,7 +255,7 @@ def test_an_advanced_entry_moves_to_another_feeder_when_its_source_withdraws() -
 
 
 def test_the_diff_gives_a_non_advancing_players_finalised_ranks_from_the_board() -> None:
-    monthly, _ = _monthly_and_quarterly()
+    monthly, _ = monthly_and_quarterly()
     players = _field(monthly)
     event_finalise(event=monthly, by=None, now=AFTER)
     b2 = Standing.objects.get(event=monthly, player=players["b2"])

@@ -13,20 +13,20 @@ from django.db import connection
 from accounts.models import Player, User
 from core.errors import ConflictError
 from flows.finalisation import event_finalise
-from tests.tournaments.factories import local, make_event, make_players, make_season, score_games
+from tests.tournaments.factories import (
+    AFTER,
+    QUOTAS,
+    local,
+    make_event,
+    make_players,
+    make_season,
+    score_games,
+)
 from tournaments.models import Entry, Event, Standing
 from tournaments.selectors.leaderboard import advancement_explain, leaderboard_rows
 from tournaments.tasks import event_finalise_task
 
 pytestmark = pytest.mark.django_db
-AFTER = local(2021, 3, 1, 12)
-QUOTAS = {
-    "weekly_qualifier": {"national": 0, "per_province": 2},
-    "weekly_final": {"national": 3, "per_province": 1},
-    "monthly_final": {"national": 1, "per_province": 0},
-    "quarterly_final": {"national": 1, "per_province": 1},
-    "annual_final": {"national": 0, "per_province": 0},
-}
 
 
 def _final_and_monthly() -> tuple[Event, Event]:

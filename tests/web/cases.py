@@ -6,9 +6,7 @@ games that 白雪 wins while 黑土 keeps 100 points in hand; 蓝天 (``a2``) wi
 games by small margins. 白雪 is the champion; without her games 蓝天 would be. 白雪 and 黑土
 both hold a Master title (entered by another reviewer, approved by ``reviewer``). The
 event is finalised and audited: one open case (白雪, 黑土) with co-seating, point-flow and
-same-device flags. (The scenario is the one of tests/integrity/test_workflow.py.)
-
-Every game is built by ``tests.integrity.conftest.play``, with the sessions the audit reads.
+same-device flags. The games are those of :func:`tests.integrity.farm.farm_games`.
 
 The reviewer's journey (tests/web/test_cases.py through the Django test client,
 tests/web/test_browser.py in a browser) runs on the console's clock :data:`TODAY`: the
@@ -31,20 +29,12 @@ from integrity.models import Case
 from integrity.services.audits import audit_event
 from notices.selectors import player_notices
 from notices.texts import notice_text
-from tests.integrity.conftest import play
-from tests.tournaments.factories import local, make_event, make_season
+from tests.integrity.farm import farm_games
+from tests.tournaments.factories import AFTER, local, monthly_and_quarterly
 from titles.models import PlayerTitle, Qualification, QualificationRule, TitleTerm
 from titles.services import qualification_enter, rules_ensure_defaults
 from tournaments.models import Entry, Event, Seat, Standing
 
-QUOTAS = {
-    "weekly_qualifier": {"national": 0, "per_province": 2},
-    "weekly_final": {"national": 3, "per_province": 1},
-    "monthly_final": {"national": 1, "per_province": 0},
-    "quarterly_final": {"national": 1, "per_province": 1},
-    "annual_final": {"national": 0, "per_province": 0},
-}
-AFTER = local(2021, 3, 1, 12)
 #: The console's clock in the journey: 2021-03-10 15:00 in Asia/Shanghai, after the monthly
 #: final.
 TODAY = local(2021, 3, 10, 15)
@@ -65,33 +55,6 @@ class Farm:
     monthly: Event
     quarterly: Event
     players: dict[str, Player]
-
-
-def _games(monthly: Event, p: dict[str, Player]) -> None:
-    moment = local(2021, 2, 16, 10, 5)
-    small = (["R1"], ["R2"], ["R3"])
-    for i in range(15):
-        moment += timedelta(minutes=4)
-        play(
-            monthly,
-            [
-                (p["b"], [], "198.51.100.7", "d-farm"),
-                (p["h"], ["WD4", "W"], "198.51.100.8", "d-farm"),
-                (p["a3"], ["R5"], "203.0.113.3", "d-a3"),
-                (p["a4"], ["G7"], "203.0.113.4", "d-a4"),
-            ],
-            ended_at=moment,
-        )
-        play(
-            monthly,
-            [
-                (p["a2"], [], "203.0.113.2", "d-a2"),
-                (p["a5"], small[i % 3], "203.0.113.5", "d-a5"),
-                (p["a3"], small[(i + 1) % 3], "203.0.113.3", "d-a3"),
-                (p["a4"], small[(i + 2) % 3], "203.0.113.4", "d-a4"),
-            ],
-            ended_at=moment + timedelta(seconds=30),
-        )
 
 
 def _master(player: Player, reviewer: User, source: str) -> Qualification:
@@ -118,23 +81,7 @@ def build_farm(reviewer: User) -> Farm:
     """Build the season, the farm, finalise and audit it (module docstring)."""
     ensure_roles()
     rules_ensure_defaults()
-    season = make_season(quotas=QUOTAS)
-    quarterly = make_event(
-        season,
-        "2021-Q1-F",
-        "quarterly_final",
-        starts_at=local(2021, 3, 5, 10),
-        ends_at=local(2021, 3, 5, 23),
-    )
-    monthly = make_event(
-        season,
-        "2021-02-M",
-        "monthly_final",
-        starts_at=local(2021, 2, 16, 10),
-        ends_at=local(2021, 2, 16, 23),
-        feeds=quarterly,
-        champion_achievement="monthly_champion",
-    )
+    monthly, quarterly = monthly_and_quarterly()
     players = {
         key: Player.objects.create(external_id=key, name=name, province=province)
         for key, name, province in PEOPLE
@@ -143,7 +90,7 @@ def build_farm(reviewer: User) -> Farm:
     # transactions, a live server's, finalising queues the audit that opens it).
     _master(players["b"], reviewer, "earlier-cup")
     _master(players["h"], reviewer, "other-cup")
-    _games(monthly, players)
+    farm_games(monthly, players)
     event_finalise(event=monthly, by=None, now=AFTER)
     audit_event(event=monthly)
     monthly.refresh_from_db()

@@ -98,44 +98,34 @@ class GameInput(serializers.Serializer[Any]):
     )
 
 
-class GameVoidView(APIView):
+class _GameView(APIView):
+    """A correction of one game (``correct``)."""
+
+    permission_classes = [IsOrganiser]
+    correct: Callable[..., Correction]
+
+    @extend_schema(request=GameInput, responses={201: CorrectionOutput, 200: PlanOutput})
+    def post(self, request: Request) -> Response:
+        data = GameInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        game, by = _game(data.validated_data["game"]), signed_in(request.user)
+        correct = type(self).correct
+        return _answer(
+            lambda: correct(game=game, by=by, reason=data.validated_data["reason"]),
+            dry_run=data.validated_data["preview"],
+        )
+
+
+class GameVoidView(_GameView):
     """Void a game: none of its seats counts; everything downstream is recomputed."""
 
-    permission_classes = [IsOrganiser]
-
-    @extend_schema(request=GameInput, responses={201: CorrectionOutput, 200: PlanOutput})
-    def post(self, request: Request) -> Response:
-        data = GameInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        game, by = _game(data.validated_data["game"]), signed_in(request.user)
-        return _answer(
-            lambda: game_void(
-                game=game,
-                by=by,
-                reason=data.validated_data["reason"],
-            ),
-            dry_run=data.validated_data["preview"],
-        )
+    correct = staticmethod(game_void)
 
 
-class GameRestoreView(APIView):
+class GameRestoreView(_GameView):
     """Restore a voided game."""
 
-    permission_classes = [IsOrganiser]
-
-    @extend_schema(request=GameInput, responses={201: CorrectionOutput, 200: PlanOutput})
-    def post(self, request: Request) -> Response:
-        data = GameInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        game, by = _game(data.validated_data["game"]), signed_in(request.user)
-        return _answer(
-            lambda: game_restore(
-                game=game,
-                by=by,
-                reason=data.validated_data["reason"],
-            ),
-            dry_run=data.validated_data["preview"],
-        )
+    correct = staticmethod(game_restore)
 
 
 class GameFixView(APIView):
