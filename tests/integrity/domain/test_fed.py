@@ -11,6 +11,8 @@ import pytest
 from integrity.domain.data import TableObs
 from integrity.domain.fed import STYLE_MARGIN, _add, _Samples, detect_fed
 
+from .sim import FRIENDS, thurstone_week
+
 
 def table(game: str, players: tuple[str, ...], hands: tuple[int, ...]) -> TableObs:
     """A game won by the seat with the lightest hand (0 when out)."""
@@ -134,3 +136,10 @@ def test_honest_groups_are_not_flagged_and_a_feeding_one_is() -> None:
     assert result.family_size == sum(1 for n in wins.values() if n >= 5) == 156
     assert [flag.account for flag in result.flags] == ["g0-0"]
     assert result.flags[0].p < result.flags[0].q <= 0.01
+
+
+def test_honest_friends_raise_no_flag_where_luces_axiom_fails() -> None:
+    """Thurstone's winner model (:func:`~tests.integrity.domain.sim.thurstone_week`): a
+    strong player's friends hold no heavier hands in his wins than strangers do."""
+    found = [detect_fed(thurstone_week(seed), FRIENDS) for seed in (1, 2, 3)]
+    assert [(result.family_size, len(result.flags)) for result in found] == [(82, 0), (72, 0), (83, 0)]

@@ -9,7 +9,7 @@ import pytest
 from integrity.domain.data import TableObs
 from integrity.domain.pointflow import VERSION, detect_pointflow
 
-from .sim import honest_hands, honest_tables, make_table, seat_together
+from .sim import FRIENDS, honest_hands, honest_tables, make_table, seat_together, thurstone_week
 
 
 def game(gid: str, seated: tuple[str, ...], hands: tuple[int, ...]) -> TableObs:
@@ -214,3 +214,10 @@ def test_injected_feeders_are_found_with_exact_ranks() -> None:
     assert top.feeder_mean > top.feeder_baseline + 40
     assert top.flow_to_beneficiary > top.flow_to_feeder
     assert top.heaviest >= 31
+
+
+def test_honest_friends_raise_no_flag_where_luces_axiom_fails() -> None:
+    """Thurstone's winner model (:func:`~tests.integrity.domain.sim.thurstone_week`): the
+    hands of a strong player's friend in his wins are those of a loser, like anyone's."""
+    found = [detect_pointflow(thurstone_week(seed), queued=FRIENDS) for seed in (1, 2, 3)]
+    assert [(result.family_size, len(result.flags)) for result in found] == [(92, 0), (75, 0), (83, 0)]

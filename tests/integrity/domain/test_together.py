@@ -19,6 +19,8 @@ from integrity.domain.stats import (
 )
 from integrity.domain.together import Side, _log_wins, _sides, detect_together
 
+from .sim import FRIENDS, thurstone_week
+
 
 def table(game: str, players: tuple[str, ...], hands: tuple[int, ...]) -> TableObs:
     winner = hands.index(min(hands))
@@ -164,41 +166,14 @@ def test_pairs_that_sit_together_more_weigh_more() -> None:
     )
 
 
-def thurstone_week(seed: int, players: int = 1_000, pairs: int = 100) -> list[TableObs]:
-    """Honest play where Luce's choice axiom does not hold: skills N(0, 1.5²), each game won
-    by the highest skill plus N(0, 1.2²) noise (Thurstone's model), a loser's hand growing
-    with how far he played below the winner. Players ``f{2i}`` and ``f{2i+1}`` are friends
-    who sit together at one game in five (about 20 games a pair); everyone plays about 40
-    games with random others besides."""
-    rng = random.Random(seed)
-    skill = [rng.gauss(0.0, 1.5) for _ in range(players)]
-    tables = []
-    for g in range(players * 10):
-        friend = 2 * rng.randrange(pairs)
-        seated = [friend, friend + 1] if rng.random() < 0.2 else []
-        while len(seated) < 4:
-            if (other := rng.randrange(players)) not in seated:
-                seated.append(other)
-        played = [skill[i] + rng.gauss(0.0, 1.2) for i in seated]
-        winner = played.index(max(played))
-        hands = tuple(
-            0 if k == winner else max(1, round(10 + 3 * (played[winner] - v) + rng.gauss(0, 3)))
-            for k, v in enumerate(played)
-        )
-        names = tuple(f"f{i}" if i < 2 * pairs else f"p{i}" for i in seated)
-        tables.append(TableObs(f"g{g}", 0, names, hands, tuple(-h for h in hands), (winner,)))
-    return tables
-
-
 def test_honest_friends_are_not_flagged_where_luces_axiom_fails() -> None:
     """The null (module docstring) rests on Luce's axiom. Under Thurstone's winner model a
     strong partner at the table changes a little who wins among the others, yet the pairs'
     p-values stay no smaller than uniform ones (300 pairs: about 3 at 0.01 and 15 at 0.05 by
     chance; fewer, as each pair's p is the smallest of 8 parts times 8)."""
-    pairs = [(f"f{2 * i}", f"f{2 * i + 1}") for i in range(100)]
     weeks = [thurstone_week(seed) for seed in (1, 2, 3)]
-    found = [detect_together(tables, pairs, q=1.0) for tables in weeks]
+    found = [detect_together(tables, FRIENDS, q=1.0) for tables in weeks]
     assert [result.family_size for result in found] == [100, 100, 100]
     p_values = [flag.p for result in found for flag in result.flags]
     assert (sum(p <= 0.01 for p in p_values), sum(p <= 0.05 for p in p_values)) == (0, 4)
-    assert [len(detect_together(tables, pairs).flags) for tables in weeks] == [0, 0, 0]
+    assert [len(detect_together(tables, FRIENDS).flags) for tables in weeks] == [0, 0, 0]
