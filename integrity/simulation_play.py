@@ -388,7 +388,12 @@ class Simulator(Population):
 
 
 def _bots(seated: Sequence[int], group: Group | None) -> list[Bot]:
-    """The bots of a logged game: the members of a group at the table spare each other."""
+    """The bots of a logged game. A pair's accounts spare each other; a farm's feeders spare
+    the fed account (``members[0]``), which plays its feeders as it plays anyone: a farm
+    exists for one account's points."""
     members = () if group is None or not group.cheating else group.members
     partners = frozenset(k for k, i in enumerate(seated) if i in members)
+    if group is not None and group.farm:
+        fed = frozenset(k for k in partners if seated[k] == group.members[0])
+        return [Bot(soft_on=fed - {k}) if k in partners else Bot() for k in range(len(seated))]
     return [Bot(soft_on=partners - {k}) if k in partners else Bot() for k in range(len(seated))]

@@ -86,13 +86,14 @@ def test_a_small_logged_report_audits_soft_play() -> None:
         models="legacy",
     )
     injected, honest = figures["injected"], figures["honest"]
-    # Both pairs' and both farms' accounts spare each other in their logs: every soft-play
-    # flag names two accounts of one group, and the honest twin raises none.
+    # Both pairs' accounts spare each other in their logs and both farms' feeders spare the
+    # fed account: every soft-play flag names two accounts of one group, and the honest twin
+    # raises none.
     assert injected["detectors"]["softplay"] == {
-        "flags": 6,
+        "flags": 5,
         "false": 0,
         "fdp": 0.0,
-        "family_size": 54,
+        "family_size": 53,
     }
     assert honest["detectors"]["softplay"]["flags"] == 0
     assert injected["pairs"]["cased"]["found"] == injected["pairs"]["cased"]["eligible"] == 1
