@@ -27,7 +27,7 @@ from integrity.services.cases import appeal_file
 from notices.models import Notice, NoticeDelivery
 from notices.texts import notice_text
 from tests.titles import conftest as titles_fixtures
-from tests.tournaments.factories import AFTER, local, make_event, make_season, score_games
+from tests.tournaments.factories import AFTER, make_event, make_season, score_games
 from tests.tournaments.test_finalise import _field, _final_and_monthly
 from titles import services as titles
 from titles.models import Qualification, Revocation, TitleChange, TitleTerm
@@ -294,8 +294,7 @@ def case(freeze: Callable[[date], None], grant: Callable[..., Qualification]) ->
 
 def _sanction(case: Case, reviewer: User) -> Case:
     event = Event.objects.filter(code="2021-02-M").first() or make_event(
-        make_season(), "2021-02-M", "monthly_final", starts_at=local(2021, 2, 16, 10),
-        ends_at=local(2021, 2, 16, 23),
+        make_season(), "2021-02-M", "monthly_final", day=date(2021, 2, 16),
     )  # fmt: skip
     fb, fh = Player.objects.get(external_id="fb"), Player.objects.get(external_id="fh")
     return sanctions.case_sanction(

@@ -14,7 +14,7 @@ from accounts.roles import REVIEWER
 from flows import sanctions
 from integrity.models import Case, CaseEvent, CasePlayer, Sanction
 from integrity.services.cases import SameReviewerError, appeal_file
-from tests.tournaments.factories import local, make_event, make_season
+from tests.tournaments.factories import make_event, make_season
 from titles import services as titles
 from titles.models import Revocation
 from tournaments.models import Event
@@ -42,8 +42,7 @@ def case() -> Case:
 def event() -> Event:
     season = make_season()
     return make_event(
-        season, "2021-02-M", "monthly_final", starts_at=local(2021, 2, 16, 10),
-        ends_at=local(2021, 2, 16, 23),
+        season, "2021-02-M", "monthly_final", day=date(2021, 2, 16),
     )  # fmt: skip
 
 

@@ -34,8 +34,14 @@ def make_event(
     *,
     starts_at: datetime | None = None,
     ends_at: datetime | None = None,
+    day: date | None = None,
     **fields: object,
 ) -> Event:
+    """An event from ``starts_at`` (2021-02-01 10:00) to ``ends_at`` (a week on), or held on
+    one tour ``day`` from 10:00 to 23:00."""
+    if day is not None:
+        starts_at = local(day.year, day.month, day.day, 10)
+        ends_at = local(day.year, day.month, day.day, 23)
     starts_at = starts_at or local(2021, 2, 1, 10)
     ends_at = ends_at or starts_at + timedelta(days=7)
     fields.setdefault("open_entry", kind == "weekly_qualifier")
@@ -65,15 +71,13 @@ def monthly_and_quarterly() -> tuple[Event, Event]:
         season,
         "2021-Q1-F",
         "quarterly_final",
-        starts_at=local(2021, 3, 5, 10),
-        ends_at=local(2021, 3, 5, 23),
+        day=date(2021, 3, 5),
     )
     monthly = make_event(
         season,
         "2021-02-M",
         "monthly_final",
-        starts_at=local(2021, 2, 16, 10),
-        ends_at=local(2021, 2, 16, 23),
+        day=date(2021, 2, 16),
         feeds=quarterly,
         champion_achievement="monthly_champion",
     )

@@ -3,7 +3,7 @@ weekly final reaches the monthly final's field; the monthly final, already playe
 and keeps its result until the organiser decides (replay or keep); the plan is shown before
 anything is written."""
 
-from datetime import timedelta
+from datetime import date, timedelta
 from typing import Any
 
 import pytest
@@ -34,16 +34,14 @@ def _chain() -> tuple[Event, Event, Event]:
         season,
         "2021-Q1-F",
         "quarterly_final",
-        starts_at=local(2021, 3, 5, 10),
-        ends_at=local(2021, 3, 5, 23),
+        day=date(2021, 3, 5),
         champion_achievement="quarterly_champion",
     )
     monthly = make_event(
         season,
         "2021-01-M",
         "monthly_final",
-        starts_at=local(2021, 2, 1, 10),
-        ends_at=local(2021, 2, 1, 23),
+        day=date(2021, 2, 1),
         feeds=quarterly,
         champion_achievement="monthly_champion",
     )
@@ -51,8 +49,7 @@ def _chain() -> tuple[Event, Event, Event]:
         season,
         "2021-W01-F",
         "weekly_final",
-        starts_at=local(2021, 1, 11, 10),
-        ends_at=local(2021, 1, 11, 23),
+        day=date(2021, 1, 11),
         feeds=monthly,
     )
     return weekly, monthly, quarterly

@@ -2,6 +2,8 @@
 everything downstream recomputed — standings, frozen ranks, champion, advancement, entries of
 the fed event, title qualifications — logged with who, when, why and the diff."""
 
+from datetime import date
+
 import pytest
 
 from accounts.models import Player, User
@@ -236,8 +238,7 @@ def test_an_advanced_entry_moves_to_another_feeder_when_its_source_withdraws() -
         monthly.season,
         "2021-03-M",
         "monthly_final",
-        starts_at=local(2021, 3, 1, 10),
-        ends_at=local(2021, 3, 1, 23),
+        day=date(2021, 3, 1),
         feeds=quarterly,
     )
     from tests.tournaments.factories import score_games

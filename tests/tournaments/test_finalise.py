@@ -35,16 +35,14 @@ def _final_and_monthly() -> tuple[Event, Event]:
         season,
         "2021-02-M",
         "monthly_final",
-        starts_at=local(2021, 2, 16, 10),
-        ends_at=local(2021, 2, 16, 23),
+        day=date(2021, 2, 16),
         champion_achievement="monthly_champion",
     )
     weekly = make_event(
         season,
         "2021-W05-F",
         "weekly_final",
-        starts_at=local(2021, 2, 8, 10),
-        ends_at=local(2021, 2, 8, 23),
+        day=date(2021, 2, 8),
         feeds=monthly,
     )
     return weekly, monthly
@@ -198,8 +196,7 @@ def test_a_player_advancing_from_two_feeders_keeps_one_entry() -> None:
         weekly.season,
         "2021-W06-F",
         "weekly_final",
-        starts_at=local(2021, 2, 15, 10),
-        ends_at=local(2021, 2, 15, 23),
+        day=date(2021, 2, 15),
         feeds=monthly,
     )
     score_games(other, {players["a1"]: [10] * 15})
@@ -299,8 +296,7 @@ def test_an_event_is_refused_while_a_feeder_is_not_finalised(organiser: User) ->
         monthly.season,
         "2021-W06-F",
         "weekly_final",
-        starts_at=local(2021, 2, 15, 10),
-        ends_at=local(2021, 2, 15, 23),
+        day=date(2021, 2, 15),
         feeds=monthly,
     )
     event_finalise(event=weekly, by=organiser, now=AFTER)

@@ -5,7 +5,7 @@ import gzip
 import json
 import re
 from collections.abc import Callable
-from datetime import timedelta
+from datetime import date, timedelta
 from typing import Any
 
 import pytest
@@ -451,7 +451,7 @@ def test_a_seated_final_of_16_over_3_rounds_run_from_the_console(
 
 
 def test_building_a_seated_final_s_field_by_invitation(tour: Tour) -> None:
-    from tests.tournaments.factories import local, make_event
+    from tests.tournaments.factories import make_event
 
     final = make_event(
         tour.season,
@@ -459,8 +459,7 @@ def test_building_a_seated_final_s_field_by_invitation(tour: Tour) -> None:
         "championship",
         format="seated",
         open_entry=False,
-        starts_at=local(2021, 2, 9, 10),
-        ends_at=local(2021, 2, 9, 23),
+        day=date(2021, 2, 9),
     )
     client = signed_in(ORGANISER)
     path = f"/manage/events/{final.code}/entries/"

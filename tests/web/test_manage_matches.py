@@ -2,12 +2,14 @@
 console (issues 25 and 26): seating a match round, entering each game's hands, correcting
 one with a reason, and a team event's whole schedule."""
 
+from datetime import date
+
 import pytest
 from django.test import Client
 
 from accounts.roles import ORGANISER
 from tests.accounts.signin import client_sign_in, make_staff
-from tests.tournaments.factories import local, make_event
+from tests.tournaments.factories import make_event
 from tests.web.tour import Tour
 from tournaments.models import (
     Entry,
@@ -31,8 +33,7 @@ def final(tour: Tour, players: int, code: str = "2021-NC") -> tuple[Event, list[
         "championship",
         format="seated",
         open_entry=False,
-        starts_at=local(2021, 2, 8, 10),
-        ends_at=local(2021, 2, 8, 23),
+        day=date(2021, 2, 8),
     )
     field = sorted(tour.players.values(), key=lambda p: p.external_id)[:players]
     Entry.objects.bulk_create([Entry(event=event, player=p, basis="invited") for p in field])

@@ -5,6 +5,7 @@ writes nothing. The API keeps its English ``message`` and never sends ``say``.""
 
 import html
 import re
+from datetime import date
 from typing import Any
 
 import pytest
@@ -17,7 +18,7 @@ from accounts.roles import ORGANISER
 from core.errors import ServiceError, said
 from flows.corrections import game_void
 from tests.accounts.signin import client_sign_in, make_staff
-from tests.tournaments.factories import local, make_event
+from tests.tournaments.factories import make_event
 from tests.web.test_manage import season_post
 from tests.web.tour import Tour, seated_final
 from tournaments.domain.matches import MatchFormat
@@ -102,8 +103,7 @@ def match_final(tour: Tour) -> tuple[Event, list[str]]:
         "championship",
         format="seated",
         open_entry=False,
-        starts_at=local(2021, 2, 8, 10),
-        ends_at=local(2021, 2, 8, 23),
+        day=date(2021, 2, 8),
     )
     field = sorted(tour.players.values(), key=lambda p: p.external_id)[:4]
     Entry.objects.bulk_create([Entry(event=event, player=p, basis="invited") for p in field])
@@ -239,8 +239,7 @@ def test_a_team_schedule_for_five_players_or_after_a_round(tour: Tour) -> None:
         "championship",
         format="seated",
         open_entry=False,
-        starts_at=local(2021, 2, 8, 10),
-        ends_at=local(2021, 2, 8, 23),
+        day=date(2021, 2, 8),
     )
     field = sorted(tour.players.values(), key=lambda p: p.external_id)[:5]
     Entry.objects.bulk_create([Entry(event=five, player=p, basis="invited") for p in field])

@@ -246,8 +246,7 @@ def seated_final(tour: Tour, players: int = 8) -> Event:
         "championship",
         format="seated",
         open_entry=False,
-        starts_at=local(2021, 2, 8, 10),
-        ends_at=local(2021, 2, 8, 23),
+        day=date(2021, 2, 8),
     )
     field = sorted(tour.players.values(), key=lambda p: p.external_id)[:players]
     Entry.objects.bulk_create([Entry(event=event, player=p, basis="invited") for p in field])
