@@ -393,7 +393,7 @@ def _bots(seated: Sequence[int], group: Group | None) -> list[Bot]:
     exists for one account's points."""
     members = () if group is None or not group.cheating else group.members
     partners = frozenset(k for k, i in enumerate(seated) if i in members)
+    spared = partners
     if group is not None and group.farm:
-        fed = frozenset(k for k in partners if seated[k] == group.members[0])
-        return [Bot(soft_on=fed - {k}) if k in partners else Bot() for k in range(len(seated))]
-    return [Bot(soft_on=partners - {k}) if k in partners else Bot() for k in range(len(seated))]
+        spared = frozenset(k for k in partners if seated[k] == group.members[0])
+    return [Bot(soft_on=spared - {k}) if k in partners else Bot() for k in range(len(seated))]

@@ -146,7 +146,7 @@ def test_the_audit_of_a_logged_week_flags_the_soft_playing_colluders(week: Event
     assert found == [(flag.actor, flag.target) for flag in pure.flags]
     assert (run.stats["flags"]["softplay"], run.stats["softplay_family"]) == (5, 53)
     assert run.stats["versions"]["softplay"] == "softplay-2"
-    # Every flag names two accounts of one injected group, each sparing the other.
+    # Every flag names two accounts of one injected group, the actor sparing the target.
     assert all(any(set(pair) <= group for group in groups) for pair in found)
     # Every group is found: both ways in both pairs, and in each farm the feeder sparing
     # the fed account (the fed account plays its feeders as it plays anyone).
