@@ -29,12 +29,13 @@ is what runs.
   co-seating's discoveries), the fed accounts (:func:`fed_of`, the groups co-seating found
   queueing together), shared sessions (clusters and same-table links) and boosting
   over a whole window with the parameters of :class:`AuditParams`, and soft play when the
-  window's chances are given. Given the window's history, boosting reads it as the owner's
-  baseline, and point flow, "better together" and the fed accounts as more games of the
-  pairs the window puts in their families: who queues or wins together is the window's
-  finding, and the week before holds the same pairs' games together and apart (a pair
-  that colludes this week has likely done so before, and a new one loses nothing; honest
-  friends meet the tests' nulls in both weeks);
+  window's chances are given (co-seating's discoveries weigh more in its family). Given the
+  window's history, boosting reads it as the owner's baseline, and point flow, "better
+  together" and the fed accounts as more games of the pairs the window puts in their
+  families: who queues or wins together is the window's finding, and the week before holds
+  the same pairs' games together and apart (a pair that colludes this week has likely done
+  so before, and a new one loses nothing; honest friends meet the tests' nulls in both
+  weeks);
   :func:`outcome` gathers the detectors' results, however they were computed (the database
   audit counts co-seating, shared sessions and soft play's pairs in SQL), and proposes cases
   (:func:`~integrity.domain.cases.propose_cases`) over all their flags.
@@ -384,12 +385,6 @@ def audit(
     pairs on (module docstring)."""
     params = params or AuditParams()
     seconds: dict[str, float] = {}
-    softplay = NO_SOFTPLAY
-    if chances is not None:
-        started = time.perf_counter()
-        softplay = detect_softplay(chances, q=params.q, min_chances=params.min_chances)
-        seconds["softplay"] = time.perf_counter() - started
-
     started = time.perf_counter()
     before, before_sessions = history or ([], [])
     residuals, counts = boosting_series(tables, before)
@@ -404,6 +399,16 @@ def audit(
         min_common_hours=params.min_common_hours,
     )
     seconds["coseating"] = time.perf_counter() - started
+    softplay = NO_SOFTPLAY
+    if chances is not None:
+        started = time.perf_counter()
+        softplay = detect_softplay(
+            chances,
+            q=params.q,
+            min_chances=params.min_chances,
+            queued=[flag.players for flag in coseating.flags],
+        )
+        seconds["softplay"] = time.perf_counter() - started
     started = time.perf_counter()
     pointflow = pointflow_of(tables, coseating, params, before)
     seconds["pointflow"] = time.perf_counter() - started

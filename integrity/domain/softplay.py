@@ -23,8 +23,16 @@ Fisher's own). A partner spared on every kind counts on every kind; a kind with 
 ``min_chances`` chances against the target of every kind are not tested (their p-value
 could hardly reach the level).
 
-False-positive control: Benjamini–Hochberg at ``q`` over every tested pair of the window
-(``integrity.domain.stats.bh_log_qvalues``).
+False-positive control: weighted Benjamini–Hochberg (Genovese, Roeder & Wasserman 2006) at
+``q`` over every tested pair of the window (``integrity.domain.stats.bh_log_qvalues`` on
+``p / w``). Pairs that co-seating found queueing together (*queued*: either way round) share
+:data:`QUEUED_SHARE` of the family's weight and the others the rest, each side alike: a
+partner can be spared week after week only by someone who sits with him, and in a week of
+20,000 players the queued are about one in thirteen of the family. The weights (averaging 1)
+come from seating alone, which the test's null (an actor treats every opponent alike) leaves
+independent of the punishments, so the FDR stays at ``q``; a pair that does not queue
+together is still tested, at a tenth of the level. With no queued pair in the family, or
+only queued ones, every weight is 1.
 
 The test needs, per tested pair and kind, four counts (:data:`PairChances`: the pair's
 chances and punishments, the actor's over all targets): :func:`pair_chances` counts them
@@ -37,7 +45,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import groupby
 from typing import ClassVar, Final
@@ -46,6 +54,7 @@ from integrity.domain.stats import bh_log_qvalues, log_fisher_lower, log_fisher_
 
 __all__ = [
     "KIND_NAMES",
+    "QUEUED_SHARE",
     "Chance",
     "KindCounts",
     "PairChances",
@@ -56,7 +65,10 @@ __all__ = [
     "softplay_from_counts",
 ]
 
-VERSION: Final = "softplay-2"
+VERSION: Final = "softplay-3"
+
+#: The share of the family's weight the pairs who queue together hold (module docstring).
+QUEUED_SHARE: Final = 0.9
 
 #: The kinds of chance by their stored number (``tournaments.domain.chances``).
 KIND_NAMES: Final = {0: "punish", 1: "challenge", 2: "swap"}
@@ -89,8 +101,9 @@ class KindCounts:
 class SoftPlayFlag:
     """An actor who spares a target: per kind of chance (``kinds``) and in all (``chances``,
     ``punished`` against the target; ``chances_others``, ``punished_others`` against
-    everyone else); ``p`` stratified over the kinds and its ``q``. A benefit signal for the
-    case builder (``integrity.domain.cases``)."""
+    everyone else); ``p`` stratified over the kinds, its weighted-BH ``weight`` (whether
+    the two queue together: ``queued``) and its ``q``. A benefit signal for the case
+    builder (``integrity.domain.cases``)."""
 
     family: ClassVar[str] = "softplay"
     near_conclusive: ClassVar[bool] = False
@@ -104,6 +117,8 @@ class SoftPlayFlag:
     kinds: tuple[KindCounts, ...]
     p: float
     q: float
+    queued: bool
+    weight: float
 
     @property
     def players(self) -> tuple[str, str]:
@@ -148,12 +163,30 @@ def pair_chances(chances: Iterable[Chance], *, min_chances: int = 5) -> list[Pai
     return rows
 
 
+def _weights(queued: Sequence[bool]) -> list[float]:
+    """Weighted BH's weights (module docstring): the queued pairs share
+    :data:`QUEUED_SHARE` of the family's, the others the rest; all 1 when one side is
+    empty."""
+    m, with_queue = len(queued), sum(queued)
+    if not 0 < with_queue < m:
+        return [1.0] * m
+    inside = QUEUED_SHARE * m / with_queue
+    outside = (1.0 - QUEUED_SHARE) * m / (m - with_queue)
+    return [inside if flag else outside for flag in queued]
+
+
 def softplay_from_counts(
-    rows: Iterable[PairChances], *, q: float = 0.01, min_chances: int = 5
+    rows: Iterable[PairChances],
+    *,
+    q: float = 0.01,
+    min_chances: int = 5,
+    queued: Iterable[tuple[str, str]] = (),
 ) -> SoftPlayResult:
     """Test each pair with ``>= min_chances`` chances of one kind against the target (module
-    docstring) and flag those BH keeps at ``q``, strongest evidence first. Every pair given
+    docstring) and flag those weighted BH keeps at ``q``, strongest evidence first; the
+    ``queued`` pairs (co-seating's discoveries, either order) weigh more. Every pair given
     and kept by ``min_chances`` is in the family, so give all of the window's."""
+    together = {frozenset(pair) for pair in queued}
     tested: list[tuple[str, str, tuple[KindCounts, ...], float]] = []
     for (actor, target), group in groupby(sorted(rows), key=lambda row: (row[0], row[1])):
         counted: list[KindCounts] = []
@@ -174,9 +207,13 @@ def softplay_from_counts(
             continue
         log_p = log_fisher_sum_lower(strata)
         tested.append((actor, target, tuple(counted), log_p))
-    log_q = bh_log_qvalues([log_p for *_, log_p in tested])
+    sides = [frozenset((actor, target)) in together for actor, target, *_ in tested]
+    weights = _weights(sides)
+    log_q = bh_log_qvalues([lp - math.log(w) for (*_, lp), w in zip(tested, weights, strict=True)])
     flags = []
-    for (actor, target, kinds, lp), lq in zip(tested, log_q, strict=True):
+    for (actor, target, kinds, lp), lq, side, weight in zip(
+        tested, log_q, sides, weights, strict=True
+    ):
         if lq > math.log(q):
             continue
         flags.append(
@@ -190,6 +227,8 @@ def softplay_from_counts(
                 kinds=kinds,
                 p=math.exp(lp),
                 q=math.exp(lq),
+                queued=side,
+                weight=weight,
             )
         )
     flags.sort(key=lambda flag: (flag.q, flag.actor, flag.target))
@@ -197,10 +236,17 @@ def softplay_from_counts(
 
 
 def detect_softplay(
-    chances: Iterable[Chance], *, q: float = 0.01, min_chances: int = 5
+    chances: Iterable[Chance],
+    *,
+    q: float = 0.01,
+    min_chances: int = 5,
+    queued: Iterable[tuple[str, str]] = (),
 ) -> SoftPlayResult:
     """Flag the (actor, target) pairs whose actor spares the target (module docstring),
-    strongest evidence first."""
+    strongest evidence first; ``queued``: the pairs co-seating found queueing together."""
     return softplay_from_counts(
-        pair_chances(chances, min_chances=min_chances), q=q, min_chances=min_chances
+        pair_chances(chances, min_chances=min_chances),
+        q=q,
+        min_chances=min_chances,
+        queued=queued,
     )

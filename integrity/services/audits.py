@@ -27,13 +27,14 @@ flags ... flags on related players group into cases").
      (:func:`~integrity.domain.audit.seat_residuals`), and boosting runs on them;
    * soft play's counts per (actor, target) pair and kind are summed in SQL from the
      chances stored at ingest (:func:`~integrity.sql.softplay.softplay_counts`: only the
-     pairs it tests come to Python), and the pure test runs on them
-     (:func:`~integrity.domain.softplay.softplay_from_counts`);
-   * once the other connection is done, the tables of the players point flow can test are
-     loaded (:func:`~integrity.sql.window.tables_of`), with the same players' games of the
-     ``history_days`` before the window, and point flow runs on them, then "better
-     together" and the fed-account test on the co-seating discoveries among them (their
-     players' games are all in those tables).
+     pairs it tests come to Python);
+   * once the other connection is done, the pure soft-play test runs on those counts with
+     co-seating's discoveries as the pairs who queue together
+     (:func:`~integrity.domain.softplay.softplay_from_counts`), the tables of the players
+     point flow can test are loaded (:func:`~integrity.sql.window.tables_of`), with the same
+     players' games of the ``history_days`` before the window, and point flow runs on them,
+     then "better together" and the fed-account test on the co-seating discoveries among
+     them (their players' games are all in those tables).
 
    On the second connection meanwhile:
 
@@ -334,13 +335,20 @@ def _audit_in_sql(
         job_progress(3, AUDIT_STEPS, "boosting")
         started = time.perf_counter()
         pairs = softplay_counts(**window, min_chances=params.min_chances)
-        softplay = softplay_from_counts(pairs, q=params.q, min_chances=params.min_chances)
         seconds["softplay"] = time.perf_counter() - started
         job_progress(4, AUDIT_STEPS, "softplay")
 
         counted = counting.result()
         job_progress(5, AUDIT_STEPS, "coseating")
         seconds.update(counted.seconds)
+        started = time.perf_counter()
+        softplay = softplay_from_counts(
+            pairs,
+            q=params.q,
+            min_chances=params.min_chances,
+            queued=[flag.players for flag in counted.coseating.flags],
+        )
+        seconds["softplay"] += time.perf_counter() - started
         started = time.perf_counter()
         with closing(_tables_of_feeders(counted.feeders, window)) as rows:
             tables, _ = observations(rows)

@@ -166,6 +166,8 @@ def _softplay_row(flag: SoftPlayFlag) -> dict[str, Any]:
             "chances_others": flag.chances_others,
             "punished_others": flag.punished_others,
             "kinds": [asdict(kind) for kind in flag.kinds],
+            "queued": flag.queued,
+            "weight": flag.weight,
         },
     }
 

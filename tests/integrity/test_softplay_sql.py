@@ -142,10 +142,17 @@ def test_the_audit_of_a_logged_week_flags_the_soft_playing_colluders(week: Event
 
     flags = Flag.objects.filter(run=run, detector="softplay").order_by("q_value", "id")
     found = [(f.evidence["actor"], f.evidence["target"]) for f in flags]
-    pure = detect_softplay(_chances(records))
+    queued = [
+        tuple(keys)
+        for keys in Flag.objects.filter(run=run, detector="coseating").values_list(
+            "player_keys", flat=True
+        )
+    ]
+    pure = detect_softplay(_chances(records), queued=queued)
     assert found == [(flag.actor, flag.target) for flag in pure.flags]
+    assert [f.q_value for f in flags] == pytest.approx([flag.q for flag in pure.flags])
     assert (run.stats["flags"]["softplay"], run.stats["softplay_family"]) == (5, 53)
-    assert run.stats["versions"]["softplay"] == "softplay-2"
+    assert run.stats["versions"]["softplay"] == "softplay-3"
     # Every flag names two accounts of one injected group, the actor sparing the target.
     assert all(any(set(pair) <= group for group in groups) for pair in found)
     # Every group is found: both ways in both pairs, and in each farm the feeder sparing
@@ -161,8 +168,12 @@ def test_the_audit_of_a_logged_week_flags_the_soft_playing_colluders(week: Event
     ]
     flag = flags[0]
     assert flag.player_keys == sorted(found[0])
-    assert (flag.family, flag.version, flag.statistic) == ("behaviour", "softplay-2", 0.0)
+    assert (flag.family, flag.version, flag.statistic) == ("behaviour", "softplay-3", 0.0)
     assert flag.evidence["punished"] == 0
+    # Every group queues together: six of the family's 53 ordered pairs are co-seating's
+    # discoveries, and they hold 0.9 of its weight.
+    assert [f.evidence["queued"] for f in flags] == [True] * 5
+    assert [f.evidence["weight"] for f in flags] == pytest.approx([0.9 * 53 / 6] * 5)
     assert [kind["kind"] for kind in flag.evidence["kinds"]] == ["punish", "challenge"]
     assert [kind["punished"] for kind in flag.evidence["kinds"]] == [0, 0]
     assert flag.q_value is not None

@@ -102,6 +102,31 @@ def test_a_pair_is_tested_with_enough_chances_of_one_kind() -> None:
     assert detect_softplay(spread + others, min_chances=4).family_size == 2
 
 
+def test_pairs_who_queue_together_hold_nine_tenths_of_the_weight() -> None:
+    """a punishes b 1 of 8 times and c 30 of 40 times: p = 0.0017, not flagged unweighted
+    at q = 0.01 in a family of 20 (q = 0.033). With a and b queueing together, their two
+    ordered pairs weigh 0.9 * 20 / 2 = 9 and the 18 others 0.1 * 20 / 18 each: a -> b is
+    kept at q = 20 p / 9 = 0.0037."""
+    rows = chances("a", "b", 1, 8) + chances("a", "c", 30, 40)
+    rows += chances("b", "a", 8, 8) + chances("b", "c", 30, 40)
+    for k in range(8):
+        rows += chances(f"x{k}", "y", 6, 8) + chances(f"x{k}", "z", 30, 40)
+    p = math.exp(log_fisher_lower(1, 8, 31, 48))
+    plain = detect_softplay(rows, q=0.01)
+    assert (plain.family_size, plain.flags) == (20, ())
+    found = detect_softplay(rows, q=0.01, queued=[("b", "a")])
+    assert found.family_size == 20
+    (flag,) = found.flags
+    assert (flag.actor, flag.target, flag.queued) == ("a", "b", True)
+    assert flag.weight == pytest.approx(9.0)
+    assert flag.p == pytest.approx(p, rel=1e-9)
+    assert flag.q == pytest.approx(20 * p / 9.0, rel=1e-9)
+    # with every pair queued the weights are all 1 again
+    everyone = [(f"x{k}", t) for k in range(8) for t in ("y", "z")]
+    everyone += [("a", "b"), ("a", "c"), ("b", "c")]
+    assert detect_softplay(rows, q=0.01, queued=everyone).flags == ()
+
+
 def test_pairs_with_too_few_chances_are_not_tested() -> None:
     found = detect_softplay(chances("a", "b", 0, 4) + chances("a", "c", 40, 40), min_chances=5)
     assert (found.family_size, found.flags) == (1, ())
