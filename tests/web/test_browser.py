@@ -795,7 +795,7 @@ def test_a_reviewer_reads_soft_play_kind_by_kind(
         live_server,
         monkeypatch,
         Flag.Detector.SOFTPLAY,
-        version="softplay-2",
+        version="softplay-3",
         statistic=0,
         p_value=2e-7,
         q_value=3.2e-5,
@@ -821,6 +821,8 @@ def test_a_reviewer_reads_soft_play_kind_by_kind(
                     ("swap", 4, 12, 5, 0.1),
                 )
             ],
+            "queued": True,
+            "weight": 7.9,
         },
     )
     assert (
