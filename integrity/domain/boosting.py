@@ -106,6 +106,7 @@ from integrity.domain.stats import (
     bh_log_qvalues,
     log_normal_sf,
     log_rank_sum_sf,
+    share_weights,
 )
 
 __all__ = [
@@ -671,16 +672,6 @@ def _player_test(
     )
 
 
-def _weights(identity: Sequence[bool]) -> tuple[float, float]:
-    """The weighted-BH weights of the identity players and of the others (module
-    docstring): shares fixed in advance, so an empty group leaves its share unused."""
-    m, ones = len(identity), sum(identity)
-    return (
-        IDENTITY_SHARE * m / ones if ones else 0.0,
-        (1 - IDENTITY_SHARE) * m / (m - ones) if ones < m else 0.0,
-    )
-
-
 def detect_boosting(
     residuals: Mapping[str, Sequence[tuple[str, float]]],
     sessions: Iterable[SessionObs],
@@ -735,7 +726,7 @@ def detect_boosting(
             log_p = min(0.0, math.log(test.splits) + tail)
         tested.append(_Tested(player, test, log_p, series, obs, first))
 
-    weight = _weights([t.test.identity for t in tested])
+    weight = share_weights([t.test.identity for t in tested], IDENTITY_SHARE)
     log_w = [math.log(weight[0] if t.test.identity else weight[1]) for t in tested]
     weighted = [t.log_p - lw for t, lw in zip(tested, log_w, strict=True)]
     log_qs = bh_log_qvalues(weighted, m=len(tested))

@@ -50,7 +50,12 @@ from dataclasses import dataclass
 from itertools import groupby
 from typing import ClassVar, Final
 
-from integrity.domain.stats import bh_log_qvalues, log_fisher_lower, log_fisher_sum_lower
+from integrity.domain.stats import (
+    bh_log_qvalues,
+    log_fisher_lower,
+    log_fisher_sum_lower,
+    share_weights,
+)
 
 __all__ = [
     "KIND_NAMES",
@@ -167,11 +172,9 @@ def _weights(queued: Sequence[bool]) -> list[float]:
     """Weighted BH's weights (module docstring): the queued pairs share
     :data:`QUEUED_SHARE` of the family's, the others the rest; all 1 when one side is
     empty."""
-    m, with_queue = len(queued), sum(queued)
-    if not 0 < with_queue < m:
-        return [1.0] * m
-    inside = QUEUED_SHARE * m / with_queue
-    outside = (1.0 - QUEUED_SHARE) * m / (m - with_queue)
+    if not 0 < sum(queued) < len(queued):
+        return [1.0] * len(queued)
+    inside, outside = share_weights(queued, QUEUED_SHARE)
     return [inside if flag else outside for flag in queued]
 
 

@@ -75,6 +75,7 @@ __all__ = [
     "log_rank_sum_sf",
     "normal_sf",
     "rank_sum",
+    "share_weights",
 ]
 
 #: Cells of the exact Poisson-binomial DP (trials x count) before the binomial bound is used.
@@ -304,6 +305,18 @@ def bh_log_qvalues(log_p: Sequence[float], *, m: int | None = None) -> list[floa
         running = min(running, log_p[i] + log_m - math.log(rank))
         adjusted[i] = running
     return adjusted
+
+
+def share_weights(inside: Sequence[bool], share: float) -> tuple[float, float]:
+    """Weighted BH's weights when the hypotheses marked ``inside`` hold ``share`` of the
+    family's weight and the others the rest, each side alike: ``(share * m / m_inside,
+    (1 - share) * m / m_outside)``. An empty side leaves its share unused (weight 0.0), so
+    the weights average at most 1 and weighted BH keeps its FDR control."""
+    m, ones = len(inside), sum(inside)
+    return (
+        share * m / ones if ones else 0.0,
+        (1 - share) * m / (m - ones) if ones < m else 0.0,
+    )
 
 
 def bh_qvalues(p_values: Sequence[float], *, m: int | None = None) -> list[float]:
