@@ -74,7 +74,8 @@ MIN_OWNER = 10
 #: network, half of them on a borrowed device, for 1-3 days: sessions that change hands
 #: without a hired player), 5 % improvers gaining 2-3 SD within the week, and 10 % students
 #: on campuses (many accounts on one address range, the same evening hours, another
-#: network every weekend).
+#: network every weekend); and ``stronger``, the varied population with every colluding
+#: pair of the ``stronger`` model (the beneficiary plays 2 SD stronger at shared tables).
 MODELS: dict[str, tuple[Realism, Cheating]] = {
     "varied": (VARIED_REALISM, VARIED_CHEATING),
     "legacy": (Realism(), Cheating()),
@@ -84,6 +85,7 @@ MODELS: dict[str, tuple[Realism, Cheating]] = {
         VARIED_CHEATING,
     ),
     "campuses": (replace(VARIED_REALISM, campus_share=0.1), VARIED_CHEATING),
+    "stronger": (VARIED_REALISM, replace(VARIED_CHEATING, pair_models=("stronger",))),
 }
 
 

@@ -64,8 +64,8 @@ the rest on ``time``. Records are game record v1 (SPEC §9) and pass ingest vali
   the partner go out in ``pair_assist`` of their games together (the ``legacy`` model);
   ``pair_models`` draws one model per pair instead
   (:data:`~integrity.simulation_population.PAIR_MODELS`: ``dump``, ``last``, ``assist``,
-  ``quiet``; all four in the varied population, whose farms have 2–5 accounts, four of
-  them at a table).
+  ``quiet``, ``stronger``; the first four in the varied population, whose farms have 2–5
+  accounts, four of them at a table).
 * *Boosters* (代练代打, ~20 %), one model per booster from ``booster_models``
   (:data:`~integrity.simulation_population.BOOSTER_MODELS`): ``takeover`` (the default): at
   a moment between 35 % and 65 % of the window someone else takes over the account to its

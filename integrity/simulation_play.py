@@ -18,7 +18,14 @@ from itertools import accumulate
 from typing import Any
 
 from core.domain.clock import TOUR_TZ
-from integrity.simulation_population import Cheating, Group, Hire, Population, Realism
+from integrity.simulation_population import (
+    STRONGER_LIFT,
+    Cheating,
+    Group,
+    Hire,
+    Population,
+    Realism,
+)
 from tournaments.domain.calendar import event_code_for_week
 from tournaments.domain.cards import CLASSIC
 from tournaments.domain.engine import Bot
@@ -313,6 +320,9 @@ class Simulator(Population):
         feeding; with whether it ended out."""
         out = rng.random() >= TIME_SHARE
         cheats = group if group is not None and group.cheating else None
+        if cheats is not None and cheats.model == "stronger":
+            fed = seated.index(cheats.members[0])
+            skills = [s + STRONGER_LIFT if k == fed else s for k, s in enumerate(skills)]
         if out:
             weights = [math.exp(s) for s in skills]
             if cheats is not None and cheats.model == "last":  # the feeders never win
@@ -333,7 +343,7 @@ class Simulator(Population):
         for size in sizes:
             hands.append(cards[at : at + size])
             at += size
-        if cheats is not None and cheats.model != "assist":
+        if cheats is not None and cheats.model not in ("assist", "stronger"):
             self._feed(rng, cheats, seated, hands, cards)
         return hands, out
 

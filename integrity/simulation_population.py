@@ -110,8 +110,13 @@ BOOSTER_MODELS: Final = ("takeover", "hire", "hire_revert")
 #: lets the partner go out (40 % of the games), holding nothing back. ``quiet``: rarely
 #: winning together (the partner goes out in 5 % of the games besides his own wins); when
 #: the partner does not win, the feeder takes half of his hand (he passes colours and
-#: draws for him) with probability 0.8, so the partner ends with fewer points.
-PAIR_MODELS: Final = ("legacy", "dump", "last", "assist", "quiet")
+#: draws for him) with probability 0.8, so the partner ends with fewer points. ``stronger``:
+#: the beneficiary plays :data:`STRONGER_LIFT` SD stronger at their shared tables (the
+#: feeder plays his cards for him), in who goes out and in the hands left alike.
+PAIR_MODELS: Final = ("legacy", "dump", "last", "assist", "quiet", "stronger")
+
+#: How much stronger a ``stronger`` pair's beneficiary plays at the shared tables (SD of skill).
+STRONGER_LIFT: Final = 2.0
 
 #: Per pair model: (assist, feed) — the share of games the feeder makes the partner go
 #: out, and the probability of the model's feeding in a game (``legacy`` reads the
@@ -121,6 +126,7 @@ PAIR_PLAY: Final = {
     "last": (0.0, 1.0),
     "assist": (0.4, 0.0),
     "quiet": (0.05, 0.8),
+    "stronger": (0.0, 0.0),
 }
 
 #: The honest stress models an account may be labelled with (besides the real-world sharing

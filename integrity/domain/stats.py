@@ -45,6 +45,11 @@ is a finite number and still ranks correctly against 1e-300:
   against another, each game won or lost to ``k`` rivals with odds ``θ / k`` (Luce's choice
   axiom): given the total wins, free of ``θ``; Fisher's exact test when every game has the
   same ``k``.
+* :func:`log_fisher_combined` — Fisher's combination of independent p-values: the upper
+  tail of ``-2 Σ log p_i`` under the chi-square law with ``2k`` degrees of freedom, in
+  closed form (``Σ_{i<k} s**i / i!`` times ``exp(-s)``, ``s = -Σ log p_i``). Valid (and
+  conservative) when the p-values are independent and each at least uniform, as exact
+  tests of discrete data are.
 * :func:`log_mid_rank_sum_tail` — the same test for samples of few distinct values (shares
   such as 0, 1/2 and 1), where breaking the many ties against the first sample would throw
   its evidence away: tied values share their mean rank, and the tail is the normal
@@ -65,6 +70,7 @@ __all__ = [
     "bh_qvalues",
     "log_binomial_sf",
     "log_comb",
+    "log_fisher_combined",
     "log_fisher_lower",
     "log_fisher_sum_lower",
     "log_luce_tail",
@@ -325,6 +331,21 @@ def bh_qvalues(p_values: Sequence[float], *, m: int | None = None) -> list[float
         raise ValueError("every p-value must lie in [0, 1]")
     logs = [math.log(p) if p > 0 else _NEG_INF for p in p_values]
     return [math.exp(lq) for lq in bh_log_qvalues(logs, m=m)]
+
+
+def log_fisher_combined(log_p: Sequence[float]) -> float:
+    """Return the log p-value of Fisher's combination of the independent p-values whose logs
+    are ``log_p`` (module docstring); none: 0 (p = 1)."""
+    if not log_p:
+        return 0.0
+    s = -math.fsum(log_p)
+    if s <= 0.0:
+        return 0.0
+    if math.isinf(s):
+        return _NEG_INF
+    log_s = math.log(s)
+    terms = [i * log_s - math.lgamma(i + 1) for i in range(len(log_p))]
+    return min(0.0, -s + _log_sum(terms))
 
 
 def log_mid_rank_sum_tail(first: Sequence[float], second: Sequence[float]) -> float:

@@ -28,12 +28,18 @@ strangers alike; ``x``'s strength ``θ`` conditioned out); the hands, by the one
 Wilcoxon–Mann–Whitney rank sum of the comparisons together against apart, tied values at
 their mean rank (normal approximation, :func:`~integrity.domain.stats.log_mid_rank_sum_tail`).
 Each in the direction asked — *better together* (more wins, fewer points) or *worse* — and
-the smaller of the two p-values times 2. A player is tested only with ``>= min_shared``
-games together and ``>= min_apart`` apart (a farm's feeder who plays only on the farm has
-no apart games; its partner, who has, is tested). The pair's p-value is the smallest of its
-player's and direction's times their number (Bonferroni over the four or eight parts, a
-number fixed by counts of games): the parts of one pair are dependent (when one goes out
-the other does not), and Bonferroni needs no independence.
+the two parts combined by Fisher's method (:func:`~integrity.domain.stats.log_fisher_combined`):
+a partner who plays for the beneficiary makes him win more *and* lose with fewer points,
+and a feeder who only lets him go out, or only takes cards off him, moves one part, which
+Fisher's method still carries. The parts are independent under the null: given which games
+``x`` lost, the hand comparisons are exchangeable between together and apart whatever the
+wins were. A part with no game on one side is left out (a count, never an outcome). A
+player is tested only with ``>= min_shared`` games together and ``>= min_apart`` apart (a
+farm's feeder who plays only on the farm has no apart games; its partner, who has, is
+tested). The pair's p-value is the smallest of its player's and direction's times their
+number (Bonferroni over the two or four tests, a number fixed by counts of games): the
+tests of one pair are dependent (when one goes out the other does not), and Bonferroni
+needs no independence.
 
 **Null.** Whether the partner sits at the table changes neither who wins between ``x`` and
 the strangers when one of them wins (Luce's choice axiom, which the simulator's winner draw
@@ -67,11 +73,16 @@ from dataclasses import dataclass, replace
 from typing import ClassVar, Final
 
 from integrity.domain.data import TableObs, partners_of
-from integrity.domain.stats import bh_log_qvalues, log_luce_tail, log_mid_rank_sum_tail
+from integrity.domain.stats import (
+    bh_log_qvalues,
+    log_fisher_combined,
+    log_luce_tail,
+    log_mid_rank_sum_tail,
+)
 
 __all__ = ["VERSION", "PlayerSides", "Side", "TogetherFlag", "TogetherResult", "detect_together"]
 
-VERSION: Final = "together-3"
+VERSION: Final = "together-4"
 
 _LOG10: Final = math.log(10.0)
 
@@ -108,7 +119,7 @@ class PlayerSides:
 class TogetherFlag:
     """A pair whose games differ with the partner at the table: ``player`` did
     ``direction`` (``better`` or ``worse``) together; ``tests`` is the Bonferroni factor
-    (two parts per player and direction),
+    (one test per player and direction),
     ``shared`` the pair's tables together and ``weight`` its weighted-BH weight;
     ``strength`` is ``-log10 q`` from the log-space q-value (finite when ``q`` underflows
     to 0.0)."""
@@ -206,12 +217,19 @@ def _log_wins(together: Side, apart: Side, better: bool) -> float:
 
 
 def _log_direction(together: Side, apart: Side, better: bool) -> float:
-    """The smaller of the two parts' log p-values in one direction."""
+    """The two parts' log p-values in one direction, combined by Fisher's method (the parts
+    with games on both sides)."""
     sign = -1 if better else 1
-    log_hands = log_mid_rank_sum_tail(
-        [sign * v for v in together.heavier], [sign * v for v in apart.heavier]
-    )
-    return min(_log_wins(together, apart, better), log_hands)
+    parts = []
+    if (together.won or together.lost) and (apart.won or apart.lost):
+        parts.append(_log_wins(together, apart, better))
+    if together.heavier and apart.heavier:
+        parts.append(
+            log_mid_rank_sum_tail(
+                [sign * v for v in together.heavier], [sign * v for v in apart.heavier]
+            )
+        )
+    return log_fisher_combined(parts)
 
 
 def _mean(values: Sequence[float]) -> float | None:
@@ -248,7 +266,7 @@ def _test(
             )
         )
         for direction in ("better", "worse"):
-            tests += 2  # two parts
+            tests += 1
             log_p = _log_direction(together, apart, direction == "better")
             if best is None or log_p < best[0]:
                 best = (log_p, player, direction)

@@ -3,6 +3,7 @@ seasons): boosters hired for 2-7 days with or without a revert, heavy players an
 improvers who change phone, students on campuses — each in its labels, and played as
 labelled."""
 
+import random
 from collections import defaultdict
 from dataclasses import replace
 from datetime import date, datetime, timedelta
@@ -15,9 +16,11 @@ from integrity.simulation import simulate_season
 from integrity.simulation_play import Simulator
 from integrity.simulation_population import (
     BOOSTER_MODELS,
+    STRONGER_LIFT,
     VARIED_CHEATING,
     VARIED_REALISM,
     Cheating,
+    Group,
     Realism,
 )
 
@@ -122,6 +125,33 @@ def test_the_varied_models_appear_with_their_labels() -> None:
     together = [sum(set(group) <= table for table in tables) for group in labels.friends]
     assert (len(together), sum(n > 0 for n in together), sum(together)) == GROUPS_TOGETHER
     assert set(labels.as_dict()) == {"farms", "pairs", "boosters"}
+
+
+def test_a_stronger_pair_plays_the_beneficiary_stronger_at_their_tables() -> None:
+    """``stronger``: at the pair's shared tables the beneficiary (``members[0]``) plays
+    :data:`STRONGER_LIFT` SD stronger, in who goes out and in the hands left, and nobody
+    is fed: the same draw as an ``assist`` pair that never assists, his skill raised by
+    that much."""
+    sim = Simulator(
+        players=40, weeks=1, cheaters=0.0, seed=3, start=date(2021, 1, 4),
+        realism=Realism(), cheating=Cheating(pair_models=("stronger",)),
+    )  # fmt: skip
+    seated, skills = [4, 9, 17, 23], [0.2, -0.5, 1.1, 0.0]
+    pair = Group((9, 23), 0.0, 0.0, (2, 5), "pair", "stronger")
+    idle = Group((9, 23), 0.0, 0.0, (2, 5), "pair", "assist")
+    lifted = [0.2, -0.5 + STRONGER_LIFT, 1.1, 0.0]
+    for seed in range(200):
+        played = sim._hands(random.Random(seed), seated, pair, skills)
+        assert played == sim._hands(random.Random(seed), seated, idle, lifted)
+    wins = [
+        sim._hands(random.Random(seed), seated, pair, skills)[0][1] == [] for seed in range(2000)
+    ]
+    honest = [
+        sim._hands(random.Random(seed), seated, None, skills)[0][1] == [] for seed in range(2000)
+    ]
+    # out with weight e^-0.5 of 5.8 in 85 % of the games: 177 expected; lifted, e^1.5 of
+    # 9.7: 785
+    assert (sum(wins), sum(honest)) == (799, 173)
 
 
 def test_the_first_simulators_models_are_the_default() -> None:

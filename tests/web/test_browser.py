@@ -851,14 +851,14 @@ def test_a_reviewer_reads_better_together_side_by_side(
         live_server,
         monkeypatch,
         Flag.Detector.TOGETHER,
-        version="together-3",
+        version="together-4",
         statistic=None,
         p_value=4e-6,
         q_value=2.1e-4,
         evidence={
             "player": "h",
             "direction": "worse",
-            "tests": 8,
+            "tests": 4,
             "shared": 24,
             "weight": 1.8,
             "sides": [

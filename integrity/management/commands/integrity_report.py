@@ -1,10 +1,11 @@
 """``manage.py integrity_report --players N --weeks W --cheaters F --seed S`` (or ``--seeds
-S1,S2,…``) ``[--models varied|legacy]``: the detectors measured on simulated seasons (SPEC
+S1,S2,…``) ``[--models M]``: the detectors measured on simulated seasons (SPEC
 §7), in memory — no database.
 
 Per seed, simulates a season with ``F`` × ``N`` injected cheaters and the honest-only season
 of the same seed (``integrity.simulation``; ``--models``: the varied models of issue 28, the
-default, or the first simulator's), audits both with the detectors ``audit_run`` uses and
+default, the first simulator's, the stress tests of the nulls or the ``stronger`` pairs:
+``integrity.report.MODELS``), audits both with the detectors ``audit_run`` uses and
 prints: recall of farms and colluding pairs with >= 20 shared games (cased and flagged),
 boosters per booster model (flagged and in cases; all of them, those with >= 30 games of
 the hired player, and those with also >= 10 of the owner), precision@k among the top k cases

@@ -15,6 +15,7 @@ from integrity.domain.stats import (
     bh_log_qvalues,
     bh_qvalues,
     log_binomial_sf,
+    log_fisher_combined,
     log_fisher_lower,
     log_luce_tail,
     log_normal_sf,
@@ -202,6 +203,33 @@ def test_normal_tail() -> None:
 
 
 # --- Benjamini–Hochberg -------------------------------------------------------------------
+
+
+def test_fishers_combination_hand_values() -> None:
+    # one p-value is itself; two: p1 p2 (1 - log(p1 p2)); three: e^-s (1 + s + s^2 / 2)
+    assert log_fisher_combined([math.log(0.03)]) == pytest.approx(math.log(0.03), rel=1e-12)
+    assert math.exp(log_fisher_combined([math.log(0.1), math.log(0.02)])) == pytest.approx(
+        0.002 * (1 - math.log(0.002)), rel=1e-12
+    )
+    s = -math.log(0.5 * 0.2 * 0.01)
+    assert math.exp(log_fisher_combined([math.log(v) for v in (0.5, 0.2, 0.01)])) == (
+        pytest.approx(math.exp(-s) * (1 + s + s * s / 2), rel=1e-12)
+    )
+    assert log_fisher_combined([]) == 0.0
+    assert log_fisher_combined([0.0, 0.0]) == 0.0
+    assert log_fisher_combined([-math.inf, -1.0]) == -math.inf
+    # far tails stay finite in log space: -s + log(1 + s) for s = 2000
+    assert log_fisher_combined([-1000.0, -1000.0]) == pytest.approx(-2000 + math.log(2001))
+
+
+@given(st.lists(st.floats(min_value=1e-12, max_value=1.0), min_size=1, max_size=6))
+def test_fishers_combination_is_the_chi_square_tail(p_values: list[float]) -> None:
+    from scipy.stats import chi2
+
+    statistic = -2 * math.fsum(math.log(p) for p in p_values)
+    expected = chi2.sf(statistic, 2 * len(p_values))
+    got = math.exp(log_fisher_combined([math.log(p) for p in p_values]))
+    assert got == pytest.approx(min(1.0, expected), rel=1e-9, abs=1e-300)
 
 
 def test_bh_worked_example() -> None:

@@ -17,7 +17,7 @@ from integrity.domain.stats import (
     log_rank_sum_sf,
     rank_sum,
 )
-from integrity.domain.together import Side, _log_wins, _sides, detect_together
+from integrity.domain.together import Side, _log_direction, _log_wins, _sides, detect_together
 
 from .sim import FRIENDS, thurstone_week
 
@@ -82,6 +82,23 @@ def test_the_wins_are_luces_conditional_test_one_sided() -> None:
     assert _log_wins(Side(), apart, better=True) == 0.0
 
 
+def test_the_two_parts_combine_by_fishers_method() -> None:
+    """Wins together 4 of 5 against 1 of 5 apart, and lighter hands together: each part's
+    p-value, and the direction's is Fisher's combination of the two (a part without games
+    on one side is left out)."""
+    together = Side(5, (3,) * 4, (3,), (0.0, 0.0, 0.5))
+    apart = Side(5, (3,), (3,) * 4, (1.0, 0.5, 1.0, 1.0))
+    log_wins = _log_wins(together, apart, better=True)
+    log_hands = log_mid_rank_sum_tail([-0.0, -0.0, -0.5], [-1.0, -0.5, -1.0, -1.0])
+    product = math.exp(log_wins + log_hands)
+    assert math.exp(_log_direction(together, apart, better=True)) == pytest.approx(
+        product * (1 - math.log(product)), rel=1e-12
+    )
+    no_hands = Side(5, (3,) * 4, (3,))
+    assert _log_direction(no_hands, apart, better=True) == pytest.approx(log_wins, rel=1e-12)
+    assert _log_direction(Side(), Side(), better=True) == 0.0
+
+
 def week(feed: bool, seed: int) -> list[TableObs]:
     """x and y sit together at 40 of their 80 games with two strangers; apart, with three
     (the lowest hand goes out). With ``feed``, y holds 40 more points whenever it sits
@@ -113,7 +130,7 @@ def test_a_feeder_worse_together_is_flagged_and_an_honest_friend_is_not() -> Non
         ("x", "y"),
         "y",
         "worse",
-        8,
+        4,
     )
     assert [(s.player, s.together, s.apart) for s in flag.sides] == [
         ("x", 40, 40),
@@ -128,7 +145,7 @@ def test_a_feeder_worse_together_is_flagged_and_an_honest_friend_is_not() -> Non
     honest = [detect_together(week(False, seed), [("x", "y")], q=1.0) for seed in range(200)]
     assert {found.family_size for found in honest} == {1}
     p_values = sorted(found.flags[0].p for found in honest)
-    assert (sum(p <= 0.01 for p in p_values), sum(p <= 0.05 for p in p_values)) == (3, 13)
+    assert (sum(p <= 0.01 for p in p_values), sum(p <= 0.05 for p in p_values)) == (2, 7)
     assert p_values[0] > 0.001  # uniform ones: below 0.001 in 18 % of 200-week runs
 
 
@@ -137,7 +154,7 @@ def test_a_player_without_enough_games_apart_is_not_tested() -> None:
     # y plays only with x now (a farm's feeder): x alone is tested, both directions
     found = detect_together(tables, [("x", "y")], q=1.0)
     assert found.family_size == 1
-    assert found.flags[0].tests == 4
+    assert found.flags[0].tests == 2
     assert [s.player for s in found.flags[0].sides] == ["x"]
     assert detect_together(tables, [("x", "y")], min_apart=41).family_size == 0
 
@@ -170,10 +187,10 @@ def test_honest_friends_are_not_flagged_where_luces_axiom_fails() -> None:
     """The null (module docstring) rests on Luce's axiom. Under Thurstone's winner model a
     strong partner at the table changes a little who wins among the others, yet the pairs'
     p-values stay no smaller than uniform ones (300 pairs: about 3 at 0.01 and 15 at 0.05 by
-    chance; fewer, as each pair's p is the smallest of 8 parts times 8)."""
+    chance; fewer, as each pair's p is the smallest of 4 tests times 4)."""
     weeks = [thurstone_week(seed) for seed in (1, 2, 3)]
     found = [detect_together(tables, FRIENDS, q=1.0) for tables in weeks]
     assert [result.family_size for result in found] == [100, 100, 100]
     p_values = [flag.p for result in found for flag in result.flags]
-    assert (sum(p <= 0.01 for p in p_values), sum(p <= 0.05 for p in p_values)) == (0, 4)
+    assert (sum(p <= 0.01 for p in p_values), sum(p <= 0.05 for p in p_values)) == (0, 1)
     assert [len(detect_together(tables, FRIENDS).flags) for tables in weeks] == [0, 0, 0]
