@@ -24,11 +24,6 @@ def role_label(role: str) -> str:
 
 
 @register.filter
-def case_status_label(status: str) -> str:
-    return label(CASE_STATUS_LABELS, status)
-
-
-@register.filter
 def action_label(action: str) -> str:
     return label(ACTION_LABELS, action)
 
