@@ -11,6 +11,7 @@ per module inside a transaction rolled back afterwards.
 import socket
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -21,6 +22,7 @@ from rest_framework.test import APIClient
 
 from accounts.models import ApiToken, User
 from accounts.roles import ORGANISER
+from core import throttling
 from core.models import Job
 from integrity.models import Appeal, Case
 from tests.tournaments.factories import make_event, make_players, make_season, score_games
@@ -103,6 +105,18 @@ def seeded_module(django_db_setup: Any, django_db_blocker: Any) -> Iterator[Seed
 def seeded(seeded_module: Seeded, db: Any, monkeypatch: pytest.MonkeyPatch) -> Seeded:
     monkeypatch.setattr(timezone, "now", lambda: NOW)
     return seeded_module
+
+
+#: 30 s into a minute (1,800,000,000 s is a whole number of minutes): the write throttle's
+#: fixed window runs another 30 s, so a test's burst never straddles its end.
+THROTTLE_NOW = 1_800_000_030.0
+
+
+@pytest.fixture
+def mid_window(monkeypatch: pytest.MonkeyPatch) -> float:
+    """The write throttle's clock pinned at :data:`THROTTLE_NOW`; returns it."""
+    monkeypatch.setattr(throttling, "time", SimpleNamespace(time=lambda: THROTTLE_NOW))
+    return THROTTLE_NOW
 
 
 @pytest.fixture

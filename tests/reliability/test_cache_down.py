@@ -97,6 +97,7 @@ def test_a_cache_that_never_answers_costs_one_timeout_then_none(
     assert second < 1  # the process leaves Redis alone for a while: no timeout again
 
 
+@pytest.mark.usefixtures("mid_window")
 def test_with_the_cache_down_the_throttle_counts_per_process(
     settings: Any, closed_port: int, organiser: User
 ) -> None:
@@ -116,7 +117,7 @@ def empty_cache() -> Iterator[None]:
     cache.clear()
 
 
-@pytest.mark.usefixtures("empty_cache")
+@pytest.mark.usefixtures("empty_cache", "mid_window")
 def test_the_throttle_holds_its_budget_under_12_threads(settings: Any, organiser: User) -> None:
     settings.API_WRITE_RATE = "60/min"
     clients = [token_client(organiser) for _ in range(12)]
@@ -132,7 +133,7 @@ def test_the_throttle_holds_its_budget_under_12_threads(settings: Any, organiser
     assert codes.count(429) == 60
 
 
-@pytest.mark.usefixtures("empty_cache")
+@pytest.mark.usefixtures("empty_cache", "mid_window")
 def test_refused_credentials_count_against_the_budget(settings: Any) -> None:
     settings.API_WRITE_RATE = "5/min"
     client = Client(HTTP_AUTHORIZATION="Token not-a-token", REMOTE_ADDR="203.0.113.9")
