@@ -113,10 +113,9 @@ THROTTLE_NOW = 1_800_000_030.0
 
 
 @pytest.fixture
-def mid_window(monkeypatch: pytest.MonkeyPatch) -> float:
-    """The write throttle's clock pinned at :data:`THROTTLE_NOW`; returns it."""
+def mid_window(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The write throttle's clock pinned at :data:`THROTTLE_NOW`."""
     monkeypatch.setattr(throttling, "time", SimpleNamespace(time=lambda: THROTTLE_NOW))
-    return THROTTLE_NOW
 
 
 @pytest.fixture

@@ -134,8 +134,9 @@ def clean_cache() -> Iterator[None]:
     cache.clear()
 
 
+@pytest.mark.usefixtures("mid_window")
 def test_writes_over_the_rate_get_429_and_reads_are_not_throttled(
-    seeded: Seeded, settings: Any, clean_cache: None, mid_window: float
+    seeded: Seeded, settings: Any, clean_cache: None
 ) -> None:
     settings.API_WRITE_RATE = "3/min"
     organiser = seeded.client("organiser")
