@@ -76,6 +76,10 @@ MIN_OWNER = 10
 #: on campuses (many accounts on one address range, the same evening hours, another
 #: network every weekend); and ``stronger``, the varied population with every colluding
 #: pair of the ``stronger`` model (the beneficiary plays 2 SD stronger at shared tables).
+#: Two more stress the pair tests' null: ``thurstone``, the varied population with the
+#: winner drawn by Thurstone's model (normal noise of SD 1.28, the spread of Luce's Gumbel
+#: noise), where Luce's choice axiom fails; ``close_friends``, friends who queue together
+#: in 30-70 % of their games instead of 5-20 %.
 MODELS: dict[str, tuple[Realism, Cheating]] = {
     "varied": (VARIED_REALISM, VARIED_CHEATING),
     "legacy": (Realism(), Cheating()),
@@ -86,6 +90,8 @@ MODELS: dict[str, tuple[Realism, Cheating]] = {
     ),
     "campuses": (replace(VARIED_REALISM, campus_share=0.1), VARIED_CHEATING),
     "stronger": (VARIED_REALISM, replace(VARIED_CHEATING, pair_models=("stronger",))),
+    "thurstone": (replace(VARIED_REALISM, winner_noise=1.28), VARIED_CHEATING),
+    "close_friends": (replace(VARIED_REALISM, friend_together=(0.3, 0.7)), VARIED_CHEATING),
 }
 
 

@@ -324,14 +324,13 @@ class Simulator(Population):
             fed = seated.index(cheats.members[0])
             skills = [s + STRONGER_LIFT if k == fed else s for k, s in enumerate(skills)]
         if out:
-            weights = [math.exp(s) for s in skills]
+            barred: set[int] = set()
             if cheats is not None and cheats.model == "last":  # the feeders never win
-                feeders = cheats.members[1:]
-                weights = [0.0 if i in feeders else w for i, w in zip(seated, weights, strict=True)]
+                barred = {k for k, i in enumerate(seated) if i in cheats.members[1:]}
             if cheats is not None and rng.random() < cheats.assist:
                 winner = seated.index(cheats.members[0])
             else:
-                winner = rng.choices(range(SEATS), weights)[0]
+                winner = self._winner(rng, skills, barred)
             sizes = [
                 0 if k == winner else min(12, max(1, round(rng.gauss(6.5 - 1.5 * s, 3))))
                 for k, s in enumerate(skills)
@@ -346,6 +345,16 @@ class Simulator(Population):
         if cheats is not None and cheats.model not in ("assist", "stronger"):
             self._feed(rng, cheats, seated, hands, cards)
         return hands, out
+
+    def _winner(self, rng: random.Random, skills: Sequence[float], barred: set[int]) -> int:
+        """The seat that goes out, by skill (:attr:`Realism.winner_noise`); never a
+        ``barred`` seat."""
+        noise = self.realism.winner_noise
+        if not noise:
+            weights = [0.0 if k in barred else math.exp(s) for k, s in enumerate(skills)]
+            return rng.choices(range(SEATS), weights)[0]
+        performance = [s + rng.gauss(0.0, noise) for s in skills]
+        return max((k for k in range(SEATS) if k not in barred), key=performance.__getitem__)
 
     def _feed(
         self,

@@ -154,6 +154,32 @@ def test_a_stronger_pair_plays_the_beneficiary_stronger_at_their_tables() -> Non
     assert (sum(wins), sum(honest)) == (799, 173)
 
 
+def _wins(noise: float, skills: list[float], barred: set[int]) -> list[int]:
+    """How often each seat goes out in 4,000 draws of :meth:`Simulator._winner`."""
+    sim = Simulator(
+        players=40, weeks=1, cheaters=0.0, seed=3, start=date(2021, 1, 4),
+        realism=Realism(winner_noise=noise), cheating=Cheating(),
+    )  # fmt: skip
+    wins = [0] * 4
+    for seed in range(4000):
+        wins[sim._winner(random.Random(seed), skills, barred)] += 1
+    return wins
+
+
+def test_thurstones_winner_draw_breaks_luces_choice_axiom() -> None:
+    """Luce's draw (the default): the weak seat (-1 SD) goes out e^-1 = 0.37 times as often
+    as an average one whether or not a strong player (+2 SD) sits at the table. Thurstone's
+    (``winner_noise``): the strong player takes more of the weak seat's wins, 0.32 against
+    0.26 of an average seat's. A barred seat (a ``last`` feeder) never goes out."""
+    plain, strong = [0.0, -1.0, 0.0, 0.0], [0.0, -1.0, 2.0, 0.0]
+    assert _wins(0.0, plain, set()) == [1224, 435, 1217, 1124]
+    assert _wins(0.0, strong, set()) == [429, 156, 3019, 396]
+    assert _wins(1.28, plain, set()) == [1218, 388, 1178, 1216]
+    assert _wins(1.28, strong, set()) == [426, 110, 3045, 419]
+    assert _wins(0.0, strong, {2}) == [1733, 659, 0, 1608]
+    assert _wins(1.28, strong, {2}) == [1684, 611, 0, 1705]
+
+
 def test_the_first_simulators_models_are_the_default() -> None:
     season = simulate_season(players=400, weeks=1, cheaters=0.05, seed=11)
     labels = season.labels
