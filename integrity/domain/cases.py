@@ -24,12 +24,16 @@ players queue together, and a shared address (a household, even at one table) on
 together: friends without any benefit are not a case. Their flags, and every other flag
 outside a case, stay in the review queue as leads, ranked by strength (then by reference).
 
-**Score / threshold.** The case score is the sum of its flags' strengths (each capped at
+**Score / threshold.** The case score is the sum of the strengths of its flags of evidence
+(:data:`EVIDENCE_FAMILIES`: the benefit families and boosting; each capped at
 :data:`MAX_STRENGTH`) plus :data:`NEAR_CONCLUSIVE_SCORE` per near-conclusive event; cases are
-ranked by score (descending), then by their sorted players. The score orders the reviewer's
-work; it decides nothing. **False-positive control:** each flag was already controlled by its
-detector (BH at q); a case additionally needs a flag of benefit, which co-seating and shared
-addresses, the flags friends raise, never are.
+ranked by score (descending), then by their sorted players. Co-seating and the session links
+relate the players and weigh nothing: friends who sit together at nearly every table have
+co-seating q-values far below any benefit flag's, so counting them would rank a case by how
+often its players queue together. The score orders the reviewer's work; it decides nothing.
+**False-positive control:** each flag was already controlled by its detector (BH at q); a
+case additionally needs a flag of benefit, which co-seating and shared addresses, the flags
+friends raise, never are.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ from dataclasses import dataclass
 from typing import Final, Protocol
 
 __all__ = [
+    "EVIDENCE_FAMILIES",
     "FAMILIES",
     "MAX_STRENGTH",
     "NEAR_CONCLUSIVE_SCORE",
@@ -51,7 +56,7 @@ __all__ = [
     "propose_cases",
 ]
 
-VERSION: Final = "cases-2"
+VERSION: Final = "cases-3"
 
 FAMILIES: Final = (
     "boosting",
@@ -65,6 +70,9 @@ FAMILIES: Final = (
 
 #: The behaviour families whose flag is itself evidence that someone benefited.
 BENEFIT_FAMILIES: Final = frozenset({"fed", "pointflow", "softplay", "together"})
+
+#: The families whose flags weigh in a case's score: the benefit families and boosting.
+EVIDENCE_FAMILIES: Final = BENEFIT_FAMILIES | {"boosting"}
 
 #: A boosting flag this strong (q <= 0.01) opens a case on its own: ``boost-3`` tests a
 #: block of better games only where the account's sessions change hands, so at the audit's
@@ -172,7 +180,11 @@ def propose_cases(flags: Mapping[str, Flag]) -> Triage:
         others = [family for family in families if family not in shown]
         if others:
             reasons.append(f"with {', '.join(others)}")
-        score = sum(min(flags[ref].strength, MAX_STRENGTH) for ref in refs)
+        score = sum(
+            min(flags[ref].strength, MAX_STRENGTH)
+            for ref in refs
+            if flags[ref].family in EVIDENCE_FAMILIES
+        )
         cases.append(
             CaseProposal(
                 players=tuple(sorted(members[root])),

@@ -32,14 +32,14 @@ def test_a_small_report() -> None:
         "legacy": {"injected": 2, "eligible": 1, "found": 1, "recall": 1.0}
     }
     assert injected["pairs"]["not_cased_shared_games"] == []
-    # Cases need evidence of benefit (cases-2): the households' address links that opened
-    # false cases under the family count are leads in the review queue now.
+    # Cases need evidence of benefit: the households' address links are leads in the
+    # review queue. A case scores its evidence alone (co-seating weighs nothing).
     assert injected["cases"] == {
         "total": 4,
         "true": 4,
         "false": 0,
         "false_below_true": True,
-        "lowest_true_score": 9.1,
+        "lowest_true_score": 2.1,
         "highest_false_score": None,
         "k": 4,
         "hits_top_k": 4,

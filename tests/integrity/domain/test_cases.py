@@ -18,7 +18,7 @@ from integrity.domain.cases import (
     propose_cases,
 )
 from integrity.domain.coseating import PairFlag
-from integrity.domain.sessions import LINK_STRENGTH, SameTableLink, SessionCluster
+from integrity.domain.sessions import SameTableLink, SessionCluster
 
 
 @dataclass(frozen=True)
@@ -50,7 +50,7 @@ def test_a_benefit_signal_opens_a_case_with_what_relates_the_players() -> None:
         "co-2": pair_flag("x", "y", 1e-4),
     }
     triage = propose_cases(flags)
-    assert triage.version == VERSION == "cases-2"
+    assert triage.version == VERSION == "cases-3"
     [case] = triage.cases
     assert case == CaseProposal(
         players=("a", "b"),
@@ -59,7 +59,8 @@ def test_a_benefit_signal_opens_a_case_with_what_relates_the_players() -> None:
         score=case.score,
         reason="benefit: pointflow; with coseating",
     )
-    assert case.score == pytest.approx(6.0 + 3.0, rel=1e-12)
+    # co-seating relates the two and weighs nothing: the score is point flow's strength
+    assert case.score == pytest.approx(3.0, rel=1e-12)
     assert triage.review == ("co-2",)
 
 
@@ -120,7 +121,7 @@ def test_a_fed_account_opens_a_case_over_the_farm_co_seating_found() -> None:
         ("coseating", "fed"),
         "benefit: fed; with coseating",
     )
-    assert case.score == pytest.approx(3.0 + 2 * 12.0)
+    assert case.score == pytest.approx(3.0)
     assert triage.review == ()
 
 
@@ -145,31 +146,34 @@ def test_related_players_chain_into_one_case() -> None:
     assert case.players == ("a", "b", "c", "d")
     assert case.families == ("coseating", "pointflow", "sessions")
     assert case.flags == ("co-1", "pf-1", "s-1")
-    assert case.score == pytest.approx(LINK_STRENGTH + 5.0 + 2.5)
+    assert case.score == pytest.approx(2.5)
     assert case.reason == "benefit: pointflow; with coseating, sessions"
     assert triage.review == ("bo-2",)
 
 
 def test_cases_ranked_by_score_then_players() -> None:
     flags: dict[str, Flag] = {
-        "1": Stub("coseating", ("m", "n"), 4.0),
+        "1": Stub("coseating", ("m", "n"), 40.0),
         "2": Stub("pointflow", ("m", "n"), 4.0),
-        "3": Stub("coseating", ("c", "d"), 4.0),
-        "4": Stub("pointflow", ("c", "d"), 4.0),
+        "3": Stub("fed", ("c", "d"), 4.0),
+        "4": Stub("boosting", ("d",), 3.0),
         "5": Stub("sessions", ("p", "q"), 0.0, near_conclusive=True),
         "6": Stub("sessions", ("p", "q"), 0.0, near_conclusive=True),
+        "7": Stub("together", ("x", "y"), 4.0),
     }
     cases = propose_cases(flags).cases
+    # friends who sit together at every table (co-seating 40) rank by their evidence alone
     assert [(c.players, c.score) for c in cases] == [
         (("p", "q"), 20.0),
-        (("c", "d"), 8.0),
-        (("m", "n"), 8.0),
+        (("c", "d"), 7.0),
+        (("m", "n"), 4.0),
+        (("x", "y"), 4.0),
     ]
 
 
 def test_strength_is_capped() -> None:
     flags: dict[str, Flag] = {
-        "1": Stub("coseating", ("a", "b"), math.inf),
+        "1": Stub("fed", ("a", "b"), math.inf),
         "2": Stub("pointflow", ("a", "b"), 1.0),
     }
     assert propose_cases(flags).cases[0].score == 301.0
