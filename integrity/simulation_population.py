@@ -59,10 +59,10 @@ class Realism:
     campus_share: float = 0.0
     campus_size: tuple[int, int] = (100, 400)
     campus_pool: int = 4
-    #: The winner draw of a game played out: 0 by Luce's choice axiom (a seat goes out with
-    #: odds ``exp(skill)``, the pair tests' null); above 0 by Thurstone's model, the highest
-    #: ``skill`` plus normal noise of this SD, where the axiom fails (a strong player at the
-    #: table takes wins from the weak more than from the strong).
+    #: Who goes out in a game that ends with a player out: at 0 by Luce's choice axiom (a
+    #: seat goes out with odds ``exp(skill)``, the pair tests' null); above 0 by Thurstone's
+    #: model, the highest ``skill`` plus normal noise of this SD, where the axiom fails (a
+    #: strong player at the table takes wins from the weak more than from the strong).
     winner_noise: float = 0.0
 
 
