@@ -234,7 +234,7 @@ def test_the_queue_ranks_and_filters_the_cases(farm: Farm, reviewer: User) -> No
     response = client.get("/review/cases/?state=all")
     page = text(response)
     assert "2 个案件，按评分从高到低排列" in page
-    assert f"#{top} 白雪、黑土 待处理 评分 163.0" in page
+    assert f"#{top} 白雪、黑土 待处理 评分 156.4" in page
     assert f"#{low} 青山、绿水 已结案（不处罚） 评分 2.0" in page
     assert f"同桌 让分 设备与地址 2021-02-M · 立案 {at(farm.case.opened_at)}" in page
     assert f'href="/review/cases/{top}/"' in response.content.decode()
@@ -336,7 +336,7 @@ def test_the_case_page_puts_the_evidence_in_words(farm: Farm, reviewer: User) ->
     opened = CaseEvent.objects.get(case=farm.case)
     assert log == (
         f"案件记录 {at(opened.at)} 立案 · 系统 — benefit: pointflow; 15 near-conclusive "
-        "same-table link(s); with coseating 审计 event:2021-02-M：4 个标记，评分 163"
+        "same-table link(s); with coseating 审计 event:2021-02-M：4 个标记，评分 156.4"
     )
 
 
