@@ -367,15 +367,16 @@ class Simulator(Population):
         """The feeders' play, by the group's model (:data:`PAIR_MODELS`; farms feed as
         ``legacy``): when the fed account leads (lowest hand), feeders keep extra high
         cards (``legacy``, ``dump``); feeders finish last, with more points than anyone
-        (``last``); when the fed account does not lead, a feeder takes half its hand
-        (``quiet``)."""
+        (``last``); when the fed account does not lead, a feeder still holding cards
+        takes half its hand (``quiet``)."""
         points = [sum(POINTS[c] for c in hand) for hand in hands]
         fed = seated.index(group.members[0])
         feeders = [k for k, i in enumerate(seated) if i in group.members[1:]]
         if group.model == "quiet":
             if points[fed] != min(points) and len(hands[fed]) > 1:
                 for k in feeders:
-                    if rng.random() < group.feed:
+                    # A feeder who went out takes nothing (the draw is made all the same).
+                    if rng.random() < group.feed and hands[k]:
                         half = len(hands[fed]) // 2
                         hands[k].extend(hands[fed][:half])
                         del hands[fed][:half]

@@ -154,6 +154,26 @@ def test_a_stronger_pair_plays_the_beneficiary_stronger_at_their_tables() -> Non
     assert (sum(wins), sum(honest)) == (799, 173)
 
 
+def test_a_quiet_feeder_who_went_out_takes_no_cards() -> None:
+    """``quiet``: when the partner does not win, a feeder still holding cards takes half
+    the partner's hand; a feeder who went out takes nothing, so every game that ended out
+    has its empty hand."""
+    sim = Simulator(
+        players=40, weeks=1, cheaters=0.0, seed=3, start=date(2021, 1, 4),
+        realism=Realism(), cheating=Cheating(pair_models=("quiet",)),
+    )  # fmt: skip
+    seated, skills = [4, 9, 17, 23], [0.2, -0.5, 1.1, 0.0]
+    pair = Group((9, 23), 0.05, 0.8, (2, 5), "pair", "quiet")
+    ended_out = feeder_out = 0
+    for seed in range(2000):
+        hands, out = sim._hands(random.Random(seed), seated, pair, skills)
+        if out:
+            ended_out += 1
+            assert sum(not hand for hand in hands) == 1, seed
+            feeder_out += not hands[3]
+    assert (ended_out, feeder_out) == (1664, 257)
+
+
 def _wins(noise: float, skills: list[float], barred: set[int]) -> list[int]:
     """How often each seat goes out in 4,000 draws of :meth:`Simulator._winner`."""
     sim = Simulator(
