@@ -23,6 +23,11 @@ Definitions (``labels``: the injected farms, colluding pairs and boosters):
 * **Precision@k**: among the ``k`` top-scored cases, ``k`` = the number of injected farms and
   pairs, the share that holds two accounts of one injected group or a booster (or only
   injected cheaters: a farm's account flagged by boosting).
+* **The pairs' bound** (:mod:`integrity.oracle`), per pair model whose evidence lies in
+  the winners (``assist``, ``stronger``): how many of its pairs with at least
+  :data:`MIN_SHARED` shared games the Neyman–Pearson test knowing every skill and the
+  model finds at each of :data:`BOUND_LEVELS`, over the window's and its history's games
+  (not for logged seasons nor under Thurstone's winner draw).
 * **Honest cases**: cases holding no two accounts of one group and no booster; the report
   gives their number and whether every one ranks below every true case.
 * **False discoveries**: a statistical flag (co-seating, point flow, boosting) is false when
@@ -49,9 +54,11 @@ from datetime import time as day_start
 from typing import Any
 
 from core.domain.clock import TOUR_TZ
+from integrity import oracle
 from integrity.domain.audit import AuditOutcome, AuditParams, SeatRow, audit, observations
 from integrity.domain.data import TableObs
 from integrity.domain.softplay import Chance
+from integrity.oracle import PairBound
 from integrity.simulation import Labels, Season, record_rows, simulate_season
 from integrity.simulation_population import (
     BOOSTER_MODELS,
@@ -68,6 +75,10 @@ MIN_SHARED = 20
 MIN_BOOSTED = 30
 #: ... and the owner at least this many (the rest of the account's games).
 MIN_OWNER = 10
+#: The levels the pairs' bound is counted at: about BH's first threshold in a family of a
+#: hundred pairs at q = 0.01 (1e-4), and a generous one for a family holding a few true
+#: pairs (1e-3).
+BOUND_LEVELS = (1e-3, 1e-4)
 
 #: The simulator's models by name: (honest play, cheaters). Besides the varied models and
 #: the first simulator's, three stress tests of the nulls: 1 % travellers (another
@@ -103,6 +114,10 @@ class SeasonRun:
     seconds: dict[str, float]
     #: Per booster: (games of the owner, games of the hired player).
     boosted: dict[str, tuple[int, int]] = field(default_factory=dict)
+    #: The Neyman–Pearson bound of the pairs whose evidence lies in the winners
+    #: (:mod:`integrity.oracle`; none for logged seasons, whose bots draw no winner by skill,
+    #: nor under Thurstone's winner draw, where the bound's Luce null does not hold).
+    bounds: list[PairBound] = field(default_factory=list)
 
 
 def _boosted_games(season: Season, starts: dict[str, list[datetime]]) -> dict[str, tuple[int, int]]:
@@ -155,8 +170,18 @@ def run_season(
     starts: dict[str, list[datetime]] = {player: [] for player in boosters}
     chances: list[Chance] | None = None if rules is None else []
     rows: list[SeatRow] = []
+    bounded = rules is None and not realism.winner_noise  # the bound's null: Luce's draw
+    paired = {
+        player
+        for pair, model in zip(season.labels.pairs, season.labels.pair_models, strict=True)
+        if bounded and model in oracle.MODELS
+        for player in pair
+    }
+    games: list[oracle.Game] = []
     for record in season.records:
         seats = record_rows(record)
+        if paired and paired.intersection(seat[2] for seat in seats):
+            games.append((tuple(seat[2] for seat in seats), oracle.out_seat(record)))
         if history_weeks and datetime.fromisoformat(record["ended_at"]) < window_start:
             before.extend(seats)
             continue
@@ -173,12 +198,26 @@ def run_season(
     simulated = time.perf_counter() - started
     started = time.perf_counter()
     outcome = audit(tables, sessions, params, chances, history)
+    seconds = {"simulate": simulated, "audit": time.perf_counter() - started}
+    labels = season.labels
+    bounds = (
+        oracle.pair_bounds(
+            games,
+            labels.pairs,
+            labels.pair_models,
+            season.skills,
+            _shared_games(tables, labels.pairs),
+        )
+        if bounded
+        else []
+    )
     return SeasonRun(
         season=season,
         outcome=outcome,
         tables=tables,
-        seconds={"simulate": simulated, "audit": time.perf_counter() - started},
+        seconds=seconds,
         boosted=_boosted_games(season, starts),
+        bounds=bounds,
     )
 
 
@@ -274,6 +313,20 @@ def _groups(run: SeasonRun, truth: _Truth) -> dict[str, Any]:
             ),
             "cased": _recall(cased, shared),
             "flagged": _recall(flagged, shared),
+        }
+    return figures
+
+
+def _bound(run: SeasonRun) -> dict[str, Any]:
+    """Per pair model with a bound, over its pairs with >= :data:`MIN_SHARED` shared games:
+    how many the Neyman–Pearson bound (:mod:`integrity.oracle`) finds at each of
+    :data:`BOUND_LEVELS`."""
+    figures: dict[str, Any] = {}
+    for model in sorted({bound.model for bound in run.bounds}):
+        chosen = [b for b in run.bounds if b.model == model and b.shared >= MIN_SHARED]
+        figures[model] = {
+            "eligible": len(chosen),
+            "found": {f"{level:g}": sum(b.p <= level for b in chosen) for level in BOUND_LEVELS},
         }
     return figures
 
@@ -377,6 +430,7 @@ def evaluate(run: SeasonRun) -> dict[str, Any]:
     outcome = run.outcome
     truth = _Truth(labels)
     figures = _groups(run, truth)
+    figures["pairs"]["bound"] = _bound(run)
     figures["boosters"] = _boosters(run, truth)
     figures["cases"] = _cases(run, truth, len(labels.farms) + len(labels.pairs))
     figures["detectors"] = _detectors(outcome, truth)

@@ -133,6 +133,8 @@ class Season:
     weeks: int
     accounts: int
     records: Iterator[dict[str, Any]]
+    #: Each account's drawn skill (an improver's gain and a hired player's skill aside).
+    skills: dict[str, float]
 
 
 def simulate_season(
@@ -172,6 +174,7 @@ def simulate_season(
         weeks=weeks,
         accounts=players,
         records=sim.records(),
+        skills={account.player.id: account.skill for account in sim.accounts},
     )
 
 

@@ -162,6 +162,13 @@ class Command(BaseCommand):
                         f"    {model}: cased {r['found']}/{r['eligible']} = "
                         f"{_ratio(r['recall'])} (injected {r['injected']})"
                     )
+                for model, b in g.get("bound", {}).items():
+                    out(
+                        f"    {model}, bound (skills and model known): "
+                        + ", ".join(
+                            f"p <= {level} {n}/{b['eligible']}" for level, n in b["found"].items()
+                        )
+                    )
             self._boosters(f["boosters"])
             c = f["cases"]
             out(
