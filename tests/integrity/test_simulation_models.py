@@ -127,16 +127,25 @@ def test_the_varied_models_appear_with_their_labels() -> None:
     assert set(labels.as_dict()) == {"farms", "pairs", "boosters"}
 
 
+#: The seats and skills of the table the play tests below deal (accounts 9 and 23 a pair).
+SEATED, SKILLS = [4, 9, 17, 23], [0.2, -0.5, 1.1, 0.0]
+
+
+def _table_simulator(realism: Realism) -> Simulator:
+    """A small honest population whose :meth:`Simulator._hands` the tests call directly."""
+    return Simulator(
+        players=40, weeks=1, cheaters=0.0, seed=3, start=date(2021, 1, 4),
+        realism=realism, cheating=Cheating(),
+    )  # fmt: skip
+
+
 def test_a_stronger_pair_plays_the_beneficiary_stronger_at_their_tables() -> None:
     """``stronger``: at the pair's shared tables the beneficiary (``members[0]``) plays
     :data:`STRONGER_LIFT` SD stronger, in who goes out and in the hands left, and nobody
     is fed: the same draw as an ``assist`` pair that never assists, his skill raised by
     that much."""
-    sim = Simulator(
-        players=40, weeks=1, cheaters=0.0, seed=3, start=date(2021, 1, 4),
-        realism=Realism(), cheating=Cheating(pair_models=("stronger",)),
-    )  # fmt: skip
-    seated, skills = [4, 9, 17, 23], [0.2, -0.5, 1.1, 0.0]
+    sim = _table_simulator(Realism())
+    seated, skills = SEATED, SKILLS
     pair = Group((9, 23), 0.0, 0.0, (2, 5), "pair", "stronger")
     idle = Group((9, 23), 0.0, 0.0, (2, 5), "pair", "assist")
     lifted = [0.2, -0.5 + STRONGER_LIFT, 1.1, 0.0]
@@ -158,11 +167,8 @@ def test_a_quiet_feeder_who_went_out_takes_no_cards() -> None:
     """``quiet``: when the partner does not win, a feeder still holding cards takes half
     the partner's hand; a feeder who went out takes nothing, so every game that ended out
     has its empty hand."""
-    sim = Simulator(
-        players=40, weeks=1, cheaters=0.0, seed=3, start=date(2021, 1, 4),
-        realism=Realism(), cheating=Cheating(pair_models=("quiet",)),
-    )  # fmt: skip
-    seated, skills = [4, 9, 17, 23], [0.2, -0.5, 1.1, 0.0]
+    sim = _table_simulator(Realism())
+    seated, skills = SEATED, SKILLS
     pair = Group((9, 23), 0.05, 0.8, (2, 5), "pair", "quiet")
     ended_out = feeder_out = 0
     for seed in range(2000):
@@ -176,10 +182,7 @@ def test_a_quiet_feeder_who_went_out_takes_no_cards() -> None:
 
 def _wins(noise: float, skills: list[float], barred: set[int]) -> list[int]:
     """How often each seat goes out in 4,000 draws of :meth:`Simulator._winner`."""
-    sim = Simulator(
-        players=40, weeks=1, cheaters=0.0, seed=3, start=date(2021, 1, 4),
-        realism=Realism(winner_noise=noise), cheating=Cheating(),
-    )  # fmt: skip
+    sim = _table_simulator(Realism(winner_noise=noise))
     wins = [0] * 4
     for seed in range(4000):
         wins[sim._winner(random.Random(seed), skills, barred)] += 1
