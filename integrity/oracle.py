@@ -11,11 +11,11 @@ the log-likelihood ratio, a weighted sum of the games he won, and its p-value is
 Monte-Carlo (:data:`DRAWS` draws of the null, a fixed seed).
 
 A detector knows neither the skills nor the model: "better together" conditions the
-beneficiary's strength out through his games apart. So a pair this bound does not find
-at a p-value no BH threshold of the audit's families passes is beyond any test of the
-results; a pair it finds and the detectors do not costs the unknown strength. The
-``stronger`` bound reads the wins only (the model lifts the hands too): a lower bound of
-the bound there.
+beneficiary's strength out through his games apart. A pair the bound does not find at a
+level BH passes in the audit's families is beyond any test of the results; a pair it
+finds and the detectors miss is missed for want of the beneficiary's strength. The
+``stronger`` bound reads the wins only (the model lifts the hands too), so it
+understates what the results hold there.
 """
 
 import math
@@ -30,6 +30,9 @@ from integrity.simulation_population import PAIR_PLAY, STRONGER_LIFT
 #: The pair models whose evidence lies in the winners alone.
 MODELS: Final = ("assist", "stronger")
 DRAWS: Final = 200_000
+
+#: A game as the bound reads it: its players and the seat that went out (None: ended by time).
+Game = tuple[tuple[str, ...], int | None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,10 +73,6 @@ def p_value(null: Sequence[float], won: Sequence[bool], model: str, *, seed: int
     rng = np.random.default_rng(seed)
     drawn = (rng.random((DRAWS, len(weights))) < np.array(null)) @ weights
     return float((np.count_nonzero(drawn >= observed - 1e-9) + 1) / (DRAWS + 1))
-
-
-#: A game as the bound reads it: its players and the seat that went out (None: ended by time).
-Game = tuple[tuple[str, ...], int | None]
 
 
 def out_seat(record: Mapping[str, Any]) -> int | None:
