@@ -52,17 +52,13 @@ class PairBound:
 def gains(null: Sequence[float], model: str) -> list[float]:
     """Per game, what a win of the beneficiary adds to the log-likelihood ratio over a loss
     (``null``: his probability of going out there under the null)."""
-    out: list[float] = []
-    for pi in null:
-        if model == "assist":
-            assist = PAIR_PLAY["assist"][0]
-            out.append(math.log((assist + (1 - assist) * pi) / pi) - math.log(1 - assist))
-        elif model == "stronger":
-            lifted = pi * math.exp(STRONGER_LIFT) / (pi * math.exp(STRONGER_LIFT) + 1 - pi)
-            out.append(math.log(lifted / pi) - math.log((1 - lifted) / (1 - pi)))
-        else:
-            raise ValueError(f"no bound for the pair model {model!r}; known: {', '.join(MODELS)}")
-    return out
+    if model == "assist":
+        assist = PAIR_PLAY["assist"][0]
+        return [math.log((assist + (1 - assist) * pi) / pi / (1 - assist)) for pi in null]
+    if model == "stronger":
+        # The odds lifted by exp(STRONGER_LIFT): a win adds the log odds ratio.
+        return [STRONGER_LIFT for _ in null]
+    raise ValueError(f"no bound for the pair model {model!r}; known: {', '.join(MODELS)}")
 
 
 def p_value(null: Sequence[float], won: Sequence[bool], model: str, *, seed: int = 0) -> float:
