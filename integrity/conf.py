@@ -17,6 +17,7 @@ def audit_params(overrides: Mapping[str, Any] | None = None) -> AuditParams:
     """The detectors' parameters: settings, then ``overrides`` (names of AuditParams)."""
     params = AuditParams(
         q=settings.INTEGRITY_Q,
+        behaviour_q=settings.INTEGRITY_BEHAVIOUR_Q,
         max_degree=settings.INTEGRITY_DEGREE_CAP,
         min_games=settings.INTEGRITY_MIN_GAMES,
         min_common_hours=settings.INTEGRITY_MIN_COMMON_HOURS,
@@ -44,8 +45,12 @@ def audit_params(overrides: Mapping[str, Any] | None = None) -> AuditParams:
             raise ServiceError(f"audit parameter {name} must be an integer", detail={name: value})
         cleaned[name] = kind(value)
     merged = replace(params, **cleaned)
-    if not 0 < merged.q < 1:
-        raise ServiceError("audit parameter q must lie between 0 and 1", detail={"q": merged.q})
+    for name in ("q", "behaviour_q"):
+        level = getattr(merged, name)
+        if not 0 < level < 1:
+            raise ServiceError(
+                f"audit parameter {name} must lie between 0 and 1", detail={name: level}
+            )
     if min(merged.max_degree, merged.min_games, merged.min_common_hours) < 1:
         raise ServiceError("audit counts must be at least 1", detail=asdict(merged))
     if min(merged.min_shared_wins, merged.min_segment, merged.window) < 1:

@@ -475,6 +475,7 @@ def report(
         "cheaters": cheaters,
         "seed": seed,
         "q": params.q,
+        "behaviour_q": params.behaviour_q,
         "max_degree": params.max_degree,
         "models": models,
         **({} if rules is None else {"logs": rules.to_spec()}),

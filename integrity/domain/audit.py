@@ -113,7 +113,12 @@ NO_SOFTPLAY = SoftPlayResult(flags=(), family_size=0)
 class AuditParams:
     """The detectors' parameters; the defaults are the detectors' own."""
 
+    #: The Benjamini-Hochberg level of co-seating, boosting and soft play.
     q: float = 0.01
+    #: The level of the pair tests read from results (point flow, "better together", the
+    #: fed account): under the global null BH holds each family's chance of any flag on an
+    #: honest week to it.
+    behaviour_q: float = 0.01
     max_degree: int = DEFAULT_MAX_DEGREE
     min_games: int = 10
     min_common_hours: int = 2
@@ -317,7 +322,7 @@ def pointflow_of(
     co-seating discovered being no strangers to each other's partners."""
     return detect_pointflow(
         tables,
-        q=params.q,
+        q=params.behaviour_q,
         min_shared_wins=params.min_shared_wins,
         queued=[flag.players for flag in coseating.flags],
         history=history,
@@ -335,7 +340,7 @@ def together_of(
     return detect_together(
         tables,
         pairs,
-        q=params.q,
+        q=params.behaviour_q,
         min_shared=params.min_shared_wins,
         min_apart=params.min_shared_wins,
     )
@@ -348,7 +353,7 @@ def fed_of(
     ``>= min_shared_wins`` tables together (``tables``: at least every game of their
     players in the window and, when read, its history)."""
     pairs = [f.players for f in coseating.flags if f.shared >= params.min_shared_wins]
-    return detect_fed(tables, pairs, q=params.q, min_shared_wins=params.min_shared_wins)
+    return detect_fed(tables, pairs, q=params.behaviour_q, min_shared_wins=params.min_shared_wins)
 
 
 def flag_ref(flag: DetectorFlag) -> str:

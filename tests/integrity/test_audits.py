@@ -176,6 +176,13 @@ def test_bad_parameters_write_nothing(week: Event) -> None:
         )
     with pytest.raises(ServiceError, match="between 0 and 1"):
         audit_run(key="x", window_start=event.starts_at, window_end=event.ends_at, params={"q": 2})
+    with pytest.raises(ServiceError, match="behaviour_q must lie between 0 and 1"):
+        audit_run(
+            key="x",
+            window_start=event.starts_at,
+            window_end=event.ends_at,
+            params={"behaviour_q": 0},
+        )
     with pytest.raises(ServiceError, match="history_days must be 0 or more"):
         audit_run(
             key="x",
@@ -201,11 +208,12 @@ def test_parameters_are_recorded_and_change_the_family(simulated: tuple[Season, 
         event=event,
         params={"q": 0.001, "max_degree": 4},
     )
-    assert (run.params["q"], run.params["max_degree"], run.params["min_games"]) == (
-        0.001,
-        4,
-        10,
-    )
+    assert (
+        run.params["q"],
+        run.params["behaviour_q"],
+        run.params["max_degree"],
+        run.params["min_games"],
+    ) == (0.001, 0.01, 4, 10)
 
 
 def test_the_clean_audit_hook(simulated: tuple[Season, Event], reviewer: User) -> None:

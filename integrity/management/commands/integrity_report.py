@@ -136,8 +136,8 @@ class Command(BaseCommand):
             f"integrity_report: {p['players']} players, {p['weeks']} weeks"
             + (f" (+ {p['history_weeks']} of history)" if p["history_weeks"] else "")
             + ", cheaters "
-            f"{p['cheaters']}, seed {p['seed']}, models {p['models']}, q {p['q']}, degree cap "
-            f"{p['max_degree']}"
+            f"{p['cheaters']}, seed {p['seed']}, models {p['models']}, q {p['q']} "
+            f"(behaviour tests {p['behaviour_q']}), degree cap {p['max_degree']}"
         )
         for name in ("injected", "honest"):
             f = figures[name]
