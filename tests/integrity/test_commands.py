@@ -88,6 +88,6 @@ def test_integrity_report_prints_the_figures(tmp_path: Path) -> None:
     text = out.getvalue()
     assert "farms: injected 2, with >= 20 shared games 2" in text
     assert "precision@k (k=4): 4/4 = 1.000" in text
-    assert "q 0.01 (behaviour tests 0.01)" in text
+    assert "q 0.01 (pair tests 0.01)" in text
     assert "[honest season]" in text
     assert json.loads(path.read_text())["params"]["seed"] == 1
