@@ -167,7 +167,7 @@ def test_voided_seats_are_left_out(simulated: tuple[Season, Event]) -> None:
 
 def test_bad_parameters_write_nothing(week: Event) -> None:
     event = week
-    refused = [
+    refused: list[tuple[dict[str, float], str]] = [
         ({"q_level": 0.05}, "unknown audit parameter"),
         ({"q": 2}, "q must lie between 0 and 1"),
         ({"behaviour_q": 0}, "behaviour_q must lie between 0 and 1"),
