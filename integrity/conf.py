@@ -17,7 +17,7 @@ def audit_params(overrides: Mapping[str, Any] | None = None) -> AuditParams:
     """The detectors' parameters: settings, then ``overrides`` (names of AuditParams)."""
     params = AuditParams(
         q=settings.INTEGRITY_Q,
-        behaviour_q=settings.INTEGRITY_BEHAVIOUR_Q,
+        pair_q=settings.INTEGRITY_PAIR_Q,
         max_degree=settings.INTEGRITY_DEGREE_CAP,
         min_games=settings.INTEGRITY_MIN_GAMES,
         min_common_hours=settings.INTEGRITY_MIN_COMMON_HOURS,
@@ -45,7 +45,7 @@ def audit_params(overrides: Mapping[str, Any] | None = None) -> AuditParams:
             raise ServiceError(f"audit parameter {name} must be an integer", detail={name: value})
         cleaned[name] = kind(value)
     merged = replace(params, **cleaned)
-    for name in ("q", "behaviour_q"):
+    for name in ("q", "pair_q"):
         level = getattr(merged, name)
         if not 0 < level < 1:
             raise ServiceError(

@@ -475,7 +475,7 @@ def report(
         "cheaters": cheaters,
         "seed": seed,
         "q": params.q,
-        "behaviour_q": params.behaviour_q,
+        "pair_q": params.pair_q,
         "max_degree": params.max_degree,
         "models": models,
         **({} if rules is None else {"logs": rules.to_spec()}),

@@ -367,7 +367,7 @@ INTEGRITY_Q = env.float("INTEGRITY_Q", default=0.01)
 # The level of the pair tests read from results (point flow, "better together", the fed
 # account): under the global null BH holds each family's chance of any flag on an honest week
 # to it. What a stricter level costs the farms and pairs found: docs/decisions.md.
-INTEGRITY_BEHAVIOUR_Q = env.float("INTEGRITY_BEHAVIOUR_Q", default=0.01)
+INTEGRITY_PAIR_Q = env.float("INTEGRITY_PAIR_Q", default=0.01)
 # Accounts above which a device or an address is shared infrastructure (carrier NAT, a campus)
 # and links nobody.
 INTEGRITY_DEGREE_CAP = env.int("INTEGRITY_DEGREE_CAP", default=8)

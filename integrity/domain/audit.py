@@ -118,7 +118,7 @@ class AuditParams:
     #: The level of the pair tests read from results (point flow, "better together", the
     #: fed account): under the global null BH holds each family's chance of any flag on an
     #: honest week to it.
-    behaviour_q: float = 0.01
+    pair_q: float = 0.01
     max_degree: int = DEFAULT_MAX_DEGREE
     min_games: int = 10
     min_common_hours: int = 2
@@ -322,7 +322,7 @@ def pointflow_of(
     co-seating discovered being no strangers to each other's partners."""
     return detect_pointflow(
         tables,
-        q=params.behaviour_q,
+        q=params.pair_q,
         min_shared_wins=params.min_shared_wins,
         queued=[flag.players for flag in coseating.flags],
         history=history,
@@ -340,7 +340,7 @@ def together_of(
     return detect_together(
         tables,
         pairs,
-        q=params.behaviour_q,
+        q=params.pair_q,
         min_shared=params.min_shared_wins,
         min_apart=params.min_shared_wins,
     )
@@ -353,7 +353,7 @@ def fed_of(
     ``>= min_shared_wins`` tables together (``tables``: at least every game of their
     players in the window and, when read, its history)."""
     pairs = [f.players for f in coseating.flags if f.shared >= params.min_shared_wins]
-    return detect_fed(tables, pairs, q=params.behaviour_q, min_shared_wins=params.min_shared_wins)
+    return detect_fed(tables, pairs, q=params.pair_q, min_shared_wins=params.min_shared_wins)
 
 
 def flag_ref(flag: DetectorFlag) -> str:

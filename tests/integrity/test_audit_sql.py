@@ -272,9 +272,9 @@ def _boosted(simulated: tuple[Season, Event], *, lone: bool) -> str:
     [
         AuditParams(),
         AuditParams(
-            q=0.5, behaviour_q=0.5, min_shared_wins=2, min_segment=5, window=5, min_hour_shift=3.0
+            q=0.5, pair_q=0.5, min_shared_wins=2, min_segment=5, window=5, min_hour_shift=3.0
         ),
-        AuditParams(q=0.3, behaviour_q=0.3, min_shared_wins=1, min_segment=8, window=12),
+        AuditParams(q=0.3, pair_q=0.3, min_shared_wins=1, min_segment=8, window=12),
     ],
 )
 @pytest.mark.parametrize("lone", [False, True], ids=["all tables", "lone games"])

@@ -59,7 +59,7 @@ def _window(event: Event) -> dict[str, Any]:
     "params",
     [
         AuditParams(),
-        AuditParams(q=0.5, behaviour_q=0.5, min_segment=5, window=5, min_hour_shift=3.0),
+        AuditParams(q=0.5, pair_q=0.5, min_segment=5, window=5, min_hour_shift=3.0),
     ],
 )
 def test_the_database_reads_the_history_the_in_memory_audit_is_given(

@@ -170,7 +170,7 @@ def test_bad_parameters_write_nothing(week: Event) -> None:
     refused: list[tuple[dict[str, float], str]] = [
         ({"q_level": 0.05}, "unknown audit parameter"),
         ({"q": 2}, "q must lie between 0 and 1"),
-        ({"behaviour_q": 0}, "behaviour_q must lie between 0 and 1"),
+        ({"pair_q": 0}, "pair_q must lie between 0 and 1"),
         ({"history_days": -1}, "history_days must be 0 or more"),
     ]
     for params, message in refused:
@@ -198,7 +198,7 @@ def test_parameters_are_recorded_and_change_the_family(simulated: tuple[Season, 
     )
     assert (
         run.params["q"],
-        run.params["behaviour_q"],
+        run.params["pair_q"],
         run.params["max_degree"],
         run.params["min_games"],
     ) == (0.001, 0.01, 4, 10)

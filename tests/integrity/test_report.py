@@ -69,7 +69,7 @@ def test_a_small_report() -> None:
         "cheaters": 0.03,
         "seed": 1,
         "q": 0.01,
-        "behaviour_q": 0.01,
+        "pair_q": 0.01,
         "max_degree": 8,
         "models": "legacy",
     }

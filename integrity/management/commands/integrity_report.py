@@ -137,7 +137,7 @@ class Command(BaseCommand):
             + (f" (+ {p['history_weeks']} of history)" if p["history_weeks"] else "")
             + ", cheaters "
             f"{p['cheaters']}, seed {p['seed']}, models {p['models']}, q {p['q']} "
-            f"(pair tests {p['behaviour_q']}), degree cap {p['max_degree']}"
+            f"(pair tests {p['pair_q']}), degree cap {p['max_degree']}"
         )
         for name in ("injected", "honest"):
             f = figures[name]

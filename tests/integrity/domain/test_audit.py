@@ -139,7 +139,7 @@ def test_the_pair_tests_read_the_history_for_the_windows_pairs() -> None:
         t._replace(hour=t.hour - 168)
         for t in seat_together(honest_tables(4), farm, range(0, 1200, 40))
     ]
-    params = AuditParams(q=0.99, behaviour_q=0.99)
+    params = AuditParams(q=0.99, pair_q=0.99)
 
     outcome = audit(window, _sessions(window, farm), params, history=(before, []))
     alone = audit(window, _sessions(window, farm), params)
@@ -163,15 +163,15 @@ def test_the_pair_tests_read_the_history_for_the_windows_pairs() -> None:
     assert shared_wins == {("p0007", "p0011"): 12, ("p0011", "p0007"): 16}
 
 
-def test_the_behaviour_tests_are_held_at_their_own_level() -> None:
+def test_the_pair_tests_are_held_at_their_own_level() -> None:
     farm = ("p0007", "p0011")
     window = seat_together(honest_tables(3), farm, range(0, 1200, 40))
-    loose = audit(window, _sessions(window, farm), AuditParams(q=0.99, behaviour_q=0.99))
+    loose = audit(window, _sessions(window, farm), AuditParams(q=0.99, pair_q=0.99))
     level = 0.1
-    strict = audit(window, _sessions(window, farm), AuditParams(q=0.99, behaviour_q=level))
+    strict = audit(window, _sessions(window, farm), AuditParams(q=0.99, pair_q=level))
 
     # Co-seating keeps q; point flow, "better together" and the fed account keep the flags
-    # whose BH level is within behaviour_q (BH's step-up: the same family, a stricter cut).
+    # whose BH level is within pair_q (BH's step-up: the same family, a stricter cut).
     assert strict.coseating == loose.coseating
     for name in ("pointflow", "together", "fed"):
         kept = tuple(f for f in getattr(loose, name).flags if f.q <= level)
