@@ -27,7 +27,7 @@ Definitions (``labels``: the injected farms, colluding pairs and boosters):
   the winners (``assist``, ``stronger``): how many of its pairs with at least
   :data:`MIN_SHARED` shared games the Neyman–Pearson test knowing every skill and the
   model finds at each of :data:`BOUND_LEVELS`, over the window's and its history's games
-  (not for logged seasons nor under Thurstone's winner draw).
+  (not for logged seasons, under Thurstone's winner draw or with daily form).
 * **Honest cases**: cases holding no two accounts of one group and no booster; the report
   gives their number and whether every one ranks below every true case.
 * **False discoveries**: a statistical flag (co-seating, point flow, boosting) is false when
@@ -90,7 +90,10 @@ BOUND_LEVELS = (1e-3, 1e-4)
 #: Two more stress the pair tests' null: ``thurstone``, the varied population with the
 #: winner drawn by Thurstone's model (normal noise of SD 1.28, the spread of Luce's Gumbel
 #: noise), where Luce's choice axiom fails; ``close_friends``, friends who queue together
-#: in 30-70 % of their games instead of 5-20 %.
+#: in 30-70 % of their games instead of 5-20 %. And two stress every test that compares a
+#: player with himself: ``form`` and ``strong_form``, each account's skill moving by a
+#: daily form of SD 0.25 and 0.5, so the days a pair plays together, or a block of an
+#: account's games, need not be in its usual form.
 MODELS: dict[str, tuple[Realism, Cheating]] = {
     "varied": (VARIED_REALISM, VARIED_CHEATING),
     "legacy": (Realism(), Cheating()),
@@ -103,6 +106,8 @@ MODELS: dict[str, tuple[Realism, Cheating]] = {
     "stronger": (VARIED_REALISM, replace(VARIED_CHEATING, pair_models=("stronger",))),
     "thurstone": (replace(VARIED_REALISM, winner_noise=1.28), VARIED_CHEATING),
     "close_friends": (replace(VARIED_REALISM, friend_together=(0.3, 0.7)), VARIED_CHEATING),
+    "form": (replace(VARIED_REALISM, form=0.25), VARIED_CHEATING),
+    "strong_form": (replace(VARIED_REALISM, form=0.5), VARIED_CHEATING),
 }
 
 
@@ -116,7 +121,8 @@ class SeasonRun:
     boosted: dict[str, tuple[int, int]] = field(default_factory=dict)
     #: The Neyman–Pearson bound of the pairs whose evidence lies in the winners
     #: (:mod:`integrity.oracle`; none for logged seasons, whose bots draw no winner by skill,
-    #: nor under Thurstone's winner draw, where the bound's Luce null does not hold).
+    #: nor under Thurstone's winner draw, where the bound's Luce null does not hold, nor
+    #: with daily form, where the accounts' skills are not the ones it knows).
     bounds: list[PairBound] = field(default_factory=list)
 
 
@@ -170,7 +176,8 @@ def run_season(
     starts: dict[str, list[datetime]] = {player: [] for player in boosters}
     chances: list[Chance] | None = None if rules is None else []
     rows: list[SeatRow] = []
-    bounded = rules is None and not realism.winner_noise  # the bound's null: Luce's draw
+    # The bound's null: Luce's draw at each account's skill.
+    bounded = rules is None and not realism.winner_noise and not realism.form
     paired = {
         player
         for pair, model in zip(season.labels.pairs, season.labels.pair_models, strict=True)

@@ -79,6 +79,7 @@ class Simulator(Population):
             cheating=cheating,
             history_days=history_weeks * 7,
         )
+        self._forms: dict[tuple[int, int], float] = {}
         for boost in self.labels.boosts:
             boost.change_at = self.moment(boost.change)
             boost.revert_at = None if boost.revert is None else self.moment(boost.revert)
@@ -220,6 +221,22 @@ class Simulator(Population):
             return ip, device, account.skill + account.gain * t / self.rounds
         return ip, device, account.skill
 
+    def _in_form(self, seated: Sequence[int], t: int, skills: list[float]) -> list[float]:
+        """The skills the ``seated`` accounts play at round ``t``: each moved by its form that
+        day (:attr:`Realism.form`), drawn from a stream of its own so that every other draw
+        of the seed stays what it is without daily form."""
+        if not self.realism.form:
+            return skills
+        day = t // ROUNDS_PER_DAY
+        moved = []
+        for i, skill in zip(seated, skills, strict=True):
+            offset = self._forms.get((i, day))
+            if offset is None:
+                stream = random.Random(f"integrity-form:{self.seed}:{i}:{day}")  # noqa: S311
+                offset = self._forms[(i, day)] = stream.gauss(0.0, self.realism.form)
+            moved.append(skill + offset)
+        return moved
+
     def records(self) -> Iterator[dict[str, Any]]:
         solo, grouped = self.schedule()
         rng = random.Random(f"integrity-games:{self.seed}")  # noqa: S311 - simulation
@@ -271,7 +288,7 @@ class Simulator(Population):
     ) -> dict[str, Any]:
         farm = group.members if group is not None and group.farm else ()
         sessions = [self._seat_session(session_rng, i, t, i in farm) for i in seated]
-        skills = [s for _, _, s in sessions]
+        skills = self._in_form(seated, t, [s for _, _, s in sessions])
         log = None
         if self.rules is not None:
             hands, out, seconds, log = logged_game(

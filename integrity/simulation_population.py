@@ -64,6 +64,11 @@ class Realism:
     #: model, the highest ``skill`` plus normal noise of this SD, where the axiom fails (a
     #: strong player at the table takes wins from the weak more than from the strong).
     winner_noise: float = 0.0
+    #: Daily form: each account plays a tour day at its skill plus a normal offset of this
+    #: SD, the same in all its games of that day, so friends who queue together on a few
+    #: evenings play those games in those evenings' form (the pair tests' null takes a
+    #: player's strength as steady over the weeks compared).
+    form: float = 0.0
 
 
 @dataclass(frozen=True)

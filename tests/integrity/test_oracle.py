@@ -86,3 +86,17 @@ def test_a_stronger_season_reports_its_bound() -> None:
         "stronger": {"eligible": 2, "found": {"0.001": 2, "0.0001": 2}}
     }
     assert figures["pairs"]["by_model"]["stronger"]["found"] == 0
+
+
+def test_no_bound_under_daily_form() -> None:
+    """The bound knows each account's skill; with daily form the skill played on a day is
+    another, so the report gives no bound there (the same season without form has one)."""
+    runs = {
+        models: run_season(
+            players=400, weeks=1, cheaters=0.03, seed=1, params=AuditParams(), models=models
+        )
+        for models in ("varied", "form")
+    }
+    assert [b.model for b in runs["varied"].bounds] == ["assist"]
+    assert runs["form"].bounds == []
+    assert runs["form"].season.labels.pair_models == ["last", "assist"]

@@ -4,6 +4,7 @@ improvers who change phone, students on campuses — each in its labels, and pla
 labelled."""
 
 import random
+import statistics
 from collections import defaultdict
 from dataclasses import replace
 from datetime import date, datetime, timedelta
@@ -13,7 +14,7 @@ import pytest
 
 from core.domain.clock import TOUR_TZ
 from integrity.simulation import simulate_season
-from integrity.simulation_play import Simulator
+from integrity.simulation_play import ROUNDS_PER_DAY, Simulator
 from integrity.simulation_population import (
     BOOSTER_MODELS,
     STRONGER_LIFT,
@@ -178,6 +179,26 @@ def test_a_quiet_feeder_who_went_out_takes_no_cards() -> None:
             assert sum(not hand for hand in hands) == 1, seed
             feeder_out += not hands[3]
     assert (ended_out, feeder_out) == (1664, 257)
+
+
+def test_daily_form_moves_an_accounts_skill_by_the_day() -> None:
+    """``form``: every game of an account on one tour day is played at its skill plus the
+    same offset; the next day draws another (SD 0.5 over the accounts' days). Without
+    daily form the skills are played as they are."""
+    sim = _table_simulator(Realism(form=0.5))
+    first = sim._in_form(SEATED, 0, SKILLS)
+    assert [round(skill, 4) for skill in first] == [1.0537, 0.0235, 0.4116, 0.3451]
+    assert sim._in_form(SEATED, ROUNDS_PER_DAY - 1, SKILLS) == first
+    second = sim._in_form(SEATED, ROUNDS_PER_DAY, SKILLS)
+    assert [round(skill, 4) for skill in second] == [0.0122, -1.1238, 1.8082, 0.9578]
+    offsets = [
+        sim._in_form([i], day * ROUNDS_PER_DAY, [0.0])[0] for i in range(40) for day in range(7)
+    ]
+    assert (round(statistics.mean(offsets), 4), round(statistics.pstdev(offsets), 4)) == (
+        -0.0155,
+        0.4928,
+    )
+    assert _table_simulator(Realism())._in_form(SEATED, 0, SKILLS) == SKILLS
 
 
 def _wins(noise: float, skills: list[float], barred: set[int]) -> list[int]:
