@@ -65,9 +65,11 @@ class Realism:
     #: strong player at the table takes wins from the weak more than from the strong).
     winner_noise: float = 0.0
     #: Daily form: each account plays a tour day at its skill plus a normal offset of this
-    #: SD, the same in all its games of that day, so friends who queue together on a few
-    #: evenings play those games in those evenings' form (the pair tests' null takes a
-    #: player's strength as steady over the weeks compared).
+    #: SD, the same in all its games of that day (played in
+    #: :class:`~integrity.simulation_play.Simulator`), so friends who queue together on a
+    #: few evenings play those games in those evenings' form, and a block of an account's
+    #: games need not be in its usual form (the tests that compare a player with himself
+    #: take his strength as steady over the games compared).
     form: float = 0.0
 
 
