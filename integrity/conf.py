@@ -53,7 +53,7 @@ def audit_params(overrides: Mapping[str, Any] | None = None) -> AuditParams:
             )
     if min(merged.max_degree, merged.min_games, merged.min_common_hours) < 1:
         raise ServiceError("audit counts must be at least 1", detail=asdict(merged))
-    if min(merged.min_shared_wins, merged.min_segment, merged.window) < 1:
+    if min(merged.min_shared_wins, merged.min_segment, merged.window, merged.day_family) < 1:
         raise ServiceError("audit counts must be at least 1", detail=asdict(merged))
     if merged.history_days < 0:
         raise ServiceError("audit parameter history_days must be 0 or more", detail=asdict(merged))

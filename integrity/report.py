@@ -419,6 +419,7 @@ def _detectors(outcome: AuditOutcome, truth: _Truth) -> dict[str, Any]:
             "family_size": result.family_size,
         }
         if name == "boosting":
+            detectors[name]["day_icc"] = result.day_icc
             detectors[name]["false_models"] = [
                 "+".join(truth.models(flag.players[0])) for flag in found if not truth.flag(flag)
             ]

@@ -334,6 +334,14 @@ def _boosting(flag: Flag, name: Names) -> tuple[str, list[str]]:
             "z": decimal(flag.statistic),
         },
     ]
+    if e.get("day_effect", 1.0) > 1.0:
+        details.append(
+            _(
+                "同一天的对局状态相近：z 已除以对局日设计效应 %(effect)s 的平方根"
+                "（日内相关取自其他玩家）。"
+            )
+            % {"effect": f"{e['day_effect']:.2f}"}
+        )
     if e.get("history"):
         details.append(
             _("其中 %(history)s 局在审计窗口之前（本人此前的对局，作为基线）；局数从窗口开始计。")

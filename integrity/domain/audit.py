@@ -53,7 +53,13 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 
-from integrity.domain.boosting import BoostFlag, BoostingResult, detect_boosting, residual_series
+from integrity.domain.boosting import (
+    DAY_FAMILY,
+    BoostFlag,
+    BoostingResult,
+    detect_boosting,
+    residual_series,
+)
 from integrity.domain.cases import Flag, Triage, propose_cases
 from integrity.domain.coseating import CoseatingResult, PairFlag, detect_coseating
 from integrity.domain.data import SessionObs, TableObs, trusted_table
@@ -126,6 +132,8 @@ class AuditParams:
     min_segment: int = 10
     window: int = 10
     min_hour_shift: float = 6.0
+    #: Boosting estimates its day ICC from at least this many other players of its family.
+    day_family: int = DAY_FAMILY
     min_chances: int = 5
     #: The days before the window the database audit reads as its history: boosting's
     #: owner baseline and more games of the pairs the window's pair tests test (the
@@ -308,6 +316,7 @@ def boosting_of(
         min_segment=params.min_segment,
         window=params.window,
         min_hour_shift=params.min_hour_shift,
+        day_family=params.day_family,
     )
 
 

@@ -33,8 +33,8 @@ one known range: someone else's sessions. A player with a segment that changes h
 **Statistic.** Per segment, the one-sided Mann–Whitney rank-sum ``z`` of the residuals inside
 over those outside (tie-corrected variance, continuity correction 1/2): the hired player
 plays better. Rank-based, so heavy-tailed game scores do not matter: under the null the
-residuals are exchangeable. The player's statistic is the segment of largest ``z`` (ties:
-the earliest).
+residuals are exchangeable up to the player's days (*Days*, below). The player's statistic
+is the segment of largest ``z`` (ties: the earliest).
 
 **A step, not a trend.** A steady improver who changes phone also plays better after the
 change. Per segment, the pieces ``[0, a)``, ``[a, b)``, ``[b, n)`` (those not empty) each
@@ -46,8 +46,26 @@ than the others, with a trend ``>= TREND_Z`` (``<= -TREND_Z``), is a trend that 
 the shift, not a step: its p-value is 1. The trend is measured within the pieces, so a step
 at the boundaries does not feed it.
 
+**Days.** A player's games on one tour day share a form (rested, tired, on a good day),
+so a block of whole days looks better than the rest more often than games drawn at random
+would; a hired player is such a block too, and the test must not mistake one for the other.
+A player's *days* are the runs of consecutive games on one tour day (``hour // 24``). The
+*day ICC* ``rho`` is the share of the variance of the residual ranks that lies between a
+player's days, from the one-way ANOVA of the ranks by day pooled over the rest of the
+family (the player left out, so a hired block does not raise its own ``rho``; 0 with fewer
+than ``day_family`` others, :data:`DAY_FAMILY` unless told, or when the days differ no more
+than the games). Under
+day effects the difference of the mean ranks inside and outside ``[a, b)`` has variance
+``(1 - rho) (1/n_in + 1/n_out) + rho C`` (in units of the rank variance), with ``C = sum
+over the days of (in_d / n_in - out_d / n_out) ** 2``, ``in_d`` and ``out_d`` the day's
+games inside and outside; the segment's *design effect* is its ratio to ``1/n_in +
+1/n_out``, raised to 1, and its ``z`` is divided by the square root. The chosen segment is
+the one of largest such ``z``. ``rho`` is read from the family, so the database audit,
+whose family is the same, gets the same.
+
 **p-value.** ``p = min(1, J * P(W >= w))`` (Bonferroni) for the chosen segment, with ``J``
-the number of segments the player was tested on, trends included. ``P(W >= w)`` is the
+the number of segments the player was tested on, trends included. With a design effect
+above 1, ``P(W >= w)`` is the normal bound at the divided ``z``; else it is the
 exact rank-sum tail with ties broken against the segment
 (:func:`~integrity.domain.stats.log_rank_sum_sf`) when ``J`` times the normal bound below
 is under 0.1 and the count fits :data:`~integrity.domain.stats.DEFAULT_MAX_CELLS`, else the
@@ -95,7 +113,7 @@ import ipaddress
 import math
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from operator import itemgetter
 from typing import ClassVar, Final, Literal
@@ -110,6 +128,7 @@ from integrity.domain.stats import (
 )
 
 __all__ = [
+    "DAY_FAMILY",
     "IDENTITY_SHARE",
     "TREND_Z",
     "VERSION",
@@ -122,7 +141,7 @@ __all__ = [
     "residual_series",
 ]
 
-VERSION: Final = "boost-3"
+VERSION: Final = "boost-4"
 
 ChangeKind = Literal["device", "hours", "ip_range"]
 
@@ -131,6 +150,10 @@ IDENTITY_SHARE: Final = 0.9
 
 #: A within-piece trend this strong, in the shift's direction, makes a segment a trend.
 TREND_Z: Final = 2.0
+
+#: The day ICC is estimated from at least this many other players of the family, else 0:
+#: fewer say too little of a week's days (the audit's families hold thousands).
+DAY_FAMILY: Final = 100
 
 _LN10: Final = math.log(10.0)
 _MIN_RESULTANT: Final = 0.5
@@ -143,15 +166,16 @@ _EXACT_BELOW: Final = math.log(0.1)
 class BoostFlag:
     """A block of better games that starts or ends where the account's sessions change.
 
-    ``segment`` is the block ``[start, end)`` of the player's games (0-based, in play order,
-    its ``history`` games before the window first); ``change_index`` its first boundary that
-    is a session change (``start``, or ``end`` when the block opens the series) and
-    ``change_game`` / ``change_hour`` that game; ``kinds`` the kinds of change at the
-    block's boundaries. ``before_mean`` is the mean residual of the games outside the block,
-    ``after_mean`` inside it, ``shift`` their difference; ``z`` the rank statistic;
-    ``identity`` whether the block's sessions share no device and no address range with the
-    others'; ``splits`` the number of segments tested for the player (the Bonferroni
-    factor); ``weight`` the player's weighted-BH weight.
+        ``segment`` is the block ``[start, end)`` of the player's games (0-based, in play order,
+        its ``history`` games before the window first); ``change_index`` its first boundary that
+        is a session change (``start``, or ``end`` when the block opens the series) and
+        ``change_game`` / ``change_hour`` that game; ``kinds`` the kinds of change at the
+        block's boundaries. ``before_mean`` is the mean residual of the games outside the block,
+        ``after_mean`` inside it, ``shift`` their difference; ``z`` the rank statistic divided by
+    the square root of ``day_effect``, the block's day design effect (1 without one);
+        ``identity`` whether the block's sessions share no device and no address range with the
+        others'; ``splits`` the number of segments tested for the player (the Bonferroni
+        factor); ``weight`` the player's weighted-BH weight.
     """
 
     family: ClassVar[str] = "boosting"
@@ -170,6 +194,7 @@ class BoostFlag:
     after_mean: float
     shift: float
     z: float
+    day_effect: float
     splits: int
     weight: float
     p: float
@@ -183,10 +208,12 @@ class BoostFlag:
 
 @dataclass(frozen=True, slots=True)
 class BoostingResult:
-    """The discoveries and the family they were controlled over."""
+    """The discoveries, the family they were controlled over and its day ICC (*Days*,
+    pooled over the whole family)."""
 
     flags: tuple[BoostFlag, ...]
     family_size: int
+    day_icc: float = 0.0
     version: str = VERSION
 
 
@@ -554,6 +581,69 @@ class _Series:
         return total / math.sqrt(variance) if variance > 0 else 0.0
 
 
+def _day_runs(obs: Sequence[SessionObs | None]) -> list[tuple[int, int]]:
+    """The series' days: the runs ``[lo, hi)`` of consecutive games on one tour day (a game
+    without a session is on the day of the game before it)."""
+    runs: list[tuple[int, int]] = []
+    day: int | None = None
+    for i, o in enumerate(obs):
+        today = o.hour // 24 if o else day
+        if runs and today == day:
+            runs[-1] = (runs[-1][0], i + 1)
+        else:
+            runs.append((i, i + 1))
+        day = today
+    return runs
+
+
+def _day_sums(values: Sequence[float], runs: Sequence[tuple[int, int]]) -> list[float]:
+    """The one-way ANOVA of a series' residual ranks by day: the sums of squares between
+    and within the days, their degrees of freedom, and ``n - sum(n_d ** 2) / n`` (the
+    weight of the day variance in the expected sum between)."""
+    ranks, _ = _midranks(values)
+    n = len(ranks)
+    mean = (n + 1) / 2
+    between = within = 0.0
+    squares = 0
+    for lo, hi in runs:
+        size = hi - lo
+        level = math.fsum(ranks[lo:hi]) / size
+        between += size * (level - mean) ** 2
+        within += math.fsum((rank - level) ** 2 for rank in ranks[lo:hi])
+        squares += size * size
+    return [between, within, len(runs) - 1, n - len(runs), n - squares / n]
+
+
+def _icc(sums: Sequence[float]) -> float:
+    """The day ICC of pooled :func:`_day_sums`: ``var_day / (var_day + var_game)``, with
+    ``var_game`` the mean square within and ``var_day`` the excess of the mean square
+    between over it, per unit of weight (0 when not positive)."""
+    between, within, df_between, df_within, weight = sums
+    if df_between <= 0 or df_within <= 0 or weight <= 0:
+        return 0.0
+    var_game = within / df_within
+    var_day = (between / df_between - var_game) * df_between / weight
+    return var_day / (var_day + var_game) if var_day > 0 and var_game > 0 else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class _Days:
+    """A series' days and the day ICC ``rho`` of its residual ranks."""
+
+    runs: Sequence[tuple[int, int]]
+    rho: float
+
+    def deff(self, a: int, b: int) -> float:
+        """The design effect of ``[a, b)`` against the rest (module docstring)."""
+        n = self.runs[-1][1]
+        inside, outside = b - a, n - (b - a)
+        spread = 0.0
+        for lo, hi in self.runs:
+            shared = max(0, min(hi, b) - max(lo, a))
+            spread += (shared / inside - (hi - lo - shared) / outside) ** 2
+        return max(1.0, 1 - self.rho + self.rho * spread / (1 / inside + 1 / outside))
+
+
 @dataclass(frozen=True, slots=True)
 class _Test:
     segment: tuple[int, int]
@@ -562,6 +652,7 @@ class _Test:
     splits: int
     identity: bool
     kinds: tuple[ChangeKind, ...]
+    deff: float
 
 
 def _test(
@@ -572,9 +663,11 @@ def _test(
     min_segment: int,
     first: int = 0,
     may_change_hands: bool = True,
+    days: _Days | None = None,
 ) -> _Test | None:
     """The player's best segment (module docstring), ``None`` without any segment; with
-    ``may_change_hands`` false, no segment counts as changing hands."""
+    ``may_change_hands`` false, no segment counts as changing hands; with ``days``, each
+    segment's ``z`` is divided by the square root of its day design effect."""
     n = len(values)
     kinds_at: dict[int, tuple[ChangeKind, ...]] = dict(changes)
     segments = _segments(list(kinds_at), n, min_segment, first)
@@ -587,7 +680,11 @@ def _test(
     ]
     tested = identity or segments
     series = _Series.of(values)
-    scored = sorted(((series.z(a, b), a, b) for a, b in tested), key=lambda t: (-t[0], t[1], t[2]))
+    deff = days.deff if days else lambda a, b: 1.0
+    scored = sorted(
+        ((series.z(a, b) / math.sqrt(deff(a, b)), a, b) for a, b in tested),
+        key=lambda t: (-t[0], t[1], t[2]),
+    )
     chosen = scored[0]
     trend = True
     for z, a, b in scored:
@@ -601,7 +698,7 @@ def _test(
             break
     z, a, b = chosen
     kinds = tuple(sorted({kind for edge in (a, b) for kind in kinds_at.get(edge, ())}))
-    return _Test((a, b), z, trend, len(tested), bool(identity), kinds)
+    return _Test((a, b), z, trend, len(tested), bool(identity), kinds, deff(a, b))
 
 
 def _log_tail(values: Sequence[float], a: int, b: int, z: float) -> float:
@@ -631,45 +728,58 @@ def _by_game(
 
 @dataclass(frozen=True, slots=True)
 class _Tested:
-    """A player in the family: the test, its log p-value, the series tested (with its
-    ``history`` games first) and the sessions of its games."""
+    """A player in the family: the test, the series tested (with its ``history`` games
+    first), the sessions of its games, and what the test needs to run again."""
 
     player: str
     test: _Test
-    log_p: float
     series: Sequence[tuple[str, float]]
     obs: Sequence[SessionObs | None]
     history: int
+    may_change_hands: bool
+    sessions: _Sessions
 
 
-def _player_test(
-    series: Sequence[tuple[str, float]],
-    obs: Sequence[SessionObs | None],
-    first: int,
-    min_segment: int,
-    window: int,
-    min_hour_shift: float,
-    may_change_hands: bool = True,
-) -> _Test | None:
-    """The player's best segment over ``series`` (the sessions ``obs`` of its games, the
-    games before ``first`` its history), ``None`` when it has none; ``may_change_hands`` as
-    :func:`_test`'s. A history is given only with two devices and two ranges in the window
-    (:func:`reads_history`), which :func:`may_be_tested` then passes."""
-    devices = [o.device if o else "" for o in obs]
-    ranges = [_ip_range(o.ip) if o and o.ip else "" for o in obs]
-    hours = [o.hour if o else None for o in obs]
-    changes = _changes(devices, ranges, hours, window, min_hour_shift)
-    if not changes:
-        return None
-    return _test(
-        [value for _, value in series],
-        changes,
-        _Positions(devices),
-        _Positions(ranges),
-        min_segment,
-        first,
-        may_change_hands,
-    )
+@dataclass(frozen=True, slots=True)
+class _Sessions:
+    """A series' session changes and where each device and address range occurs."""
+
+    changes: list[tuple[int, tuple[ChangeKind, ...]]]
+    devices: _Positions
+    ranges: _Positions
+
+    @classmethod
+    def of(cls, obs: Sequence[SessionObs | None], window: int, min_hour_shift: float) -> _Sessions:
+        devices = [o.device if o else "" for o in obs]
+        ranges = [_ip_range(o.ip) if o and o.ip else "" for o in obs]
+        hours = [o.hour if o else None for o in obs]
+        changes = _changes(devices, ranges, hours, window, min_hour_shift)
+        return cls(changes, _Positions(devices), _Positions(ranges))
+
+    def test(
+        self,
+        series: Sequence[tuple[str, float]],
+        first: int,
+        min_segment: int,
+        may_change_hands: bool = True,
+        days: _Days | None = None,
+    ) -> _Test | None:
+        """The player's best segment over ``series`` (the games before ``first`` its
+        history), ``None`` when it has none; ``may_change_hands`` and ``days`` as
+        :func:`_test`'s. A history is given only with two devices and two ranges in the
+        window (:func:`reads_history`), which :func:`may_be_tested` then passes."""
+        if not self.changes:
+            return None
+        return _test(
+            [value for _, value in series],
+            self.changes,
+            self.devices,
+            self.ranges,
+            min_segment,
+            first,
+            may_change_hands,
+            days,
+        )
 
 
 def detect_boosting(
@@ -681,12 +791,14 @@ def detect_boosting(
     min_segment: int = 10,
     window: int = 10,
     min_hour_shift: float = 6.0,
+    day_family: int = DAY_FAMILY,
 ) -> BoostingResult:
     """Flag blocks of better games that start or end where the account's sessions change
     (module docstring); ``history[player]`` leading games of a series come before the
-    window (see *History* there)."""
-    if not 0 < q < 1 or min_segment < 1 or window < 1:
-        raise ValueError("need 0 < q < 1, min_segment >= 1 and window >= 1")
+    window (see *History* there); the day ICC is estimated from ``day_family`` or more
+    other players of the family (*Days* there)."""
+    if not 0 < q < 1 or min(min_segment, window, day_family) < 1:
+        raise ValueError("need 0 < q < 1, min_segment >= 1, window >= 1 and day_family >= 1")
     prior = history or {}
     # The sessions of the players long enough to test, by player, in the order given.
     seen: dict[str, list[SessionObs]] = {
@@ -708,34 +820,55 @@ def detect_boosting(
             several_ranges=len({_ip_range(o.ip) for o in obs[first:] if o and o.ip}) > 1,
         ):
             series, obs, first = series[first:], obs[first:], 0
-        test = _player_test(series, obs, first, min_segment, window, min_hour_shift)
+        found_sessions = _Sessions.of(obs, window, min_hour_shift)
+        test = found_sessions.test(series, first, min_segment)
+        may_change_hands = True
         if test is not None and first and not test.identity:
             # History serves a block that changes hands only; without one, as judged with
             # the history, the window is tested alone, all of it the owner's (module
             # docstring).
-            series, obs, first = series[first:], obs[first:], 0
-            test = _player_test(
-                series, obs, 0, min_segment, window, min_hour_shift, may_change_hands=False
+            series, obs, first, may_change_hands = series[first:], obs[first:], 0, False
+            found_sessions = _Sessions.of(obs, window, min_hour_shift)
+            test = found_sessions.test(series, 0, min_segment, may_change_hands=False)
+        if test is not None:
+            tested.append(
+                _Tested(player, test, series, obs, first, may_change_hands, found_sessions)
             )
-        if test is None:
-            continue
+
+    # Each player's tests again, with the day ICC of the rest of the family.
+    runs = [_day_runs(t.obs) for t in tested]
+    sums = [
+        _day_sums([value for _, value in t.series], r) for t, r in zip(tested, runs, strict=True)
+    ]
+    total = [math.fsum(column) for column in zip(*sums, strict=True)]
+    estimated = len(tested) - 1 >= day_family
+    log_ps: list[float] = []
+    for k, (t, own) in enumerate(zip(tested, sums, strict=True)):
+        rho = _icc([a - b for a, b in zip(total, own, strict=True)]) if estimated else 0.0
+        test = t.test
+        if rho > 0:
+            days = _Days(runs[k], rho)
+            test = (
+                t.sessions.test(t.series, t.history, min_segment, t.may_change_hands, days) or test
+            )
+            tested[k] = replace(t, test=test)
         log_p = 0.0 if test.trend else min(0.0, math.log(test.splits) + log_normal_sf(test.z))
-        if log_p < _EXACT_BELOW:
+        if log_p < _EXACT_BELOW and test.deff == 1.0:
             # The exact tail is below the normal bound there, and worth the count.
-            tail = _log_tail([value for _, value in series], *test.segment, test.z)
+            tail = _log_tail([value for _, value in t.series], *test.segment, test.z)
             log_p = min(0.0, math.log(test.splits) + tail)
-        tested.append(_Tested(player, test, log_p, series, obs, first))
+        log_ps.append(log_p)
 
     weight = share_weights([t.test.identity for t in tested], IDENTITY_SHARE)
     log_w = [math.log(weight[0] if t.test.identity else weight[1]) for t in tested]
-    weighted = [t.log_p - lw for t, lw in zip(tested, log_w, strict=True)]
+    weighted = [log_p - lw for log_p, lw in zip(log_ps, log_w, strict=True)]
     log_qs = bh_log_qvalues(weighted, m=len(tested))
     threshold = math.log(q)
     found = []
-    for t, lw, log_q in zip(tested, log_w, log_qs, strict=True):
+    for t, log_p, lw, log_q in zip(tested, log_ps, log_w, log_qs, strict=True):
         if log_q > threshold:
             continue
-        player, test, log_p, series, obs = t.player, t.test, t.log_p, t.series, t.obs
+        player, test, series, obs = t.player, t.test, t.series, t.obs
         values = [value for _, value in series]
         a, b = test.segment
         inside = values[a:b]
@@ -758,6 +891,7 @@ def detect_boosting(
             after_mean=after,
             shift=after - before,
             z=test.z,
+            day_effect=test.deff,
             splits=test.splits,
             weight=math.exp(lw),
             p=math.exp(log_p),
@@ -766,4 +900,8 @@ def detect_boosting(
         )
         found.append((log_p - lw, player, flag))
     found.sort(key=lambda item: (item[0], item[1]))
-    return BoostingResult(flags=tuple(flag for _, _, flag in found), family_size=len(tested))
+    return BoostingResult(
+        flags=tuple(flag for _, _, flag in found),
+        family_size=len(tested),
+        day_icc=_icc(total) if estimated else 0.0,
+    )

@@ -74,7 +74,7 @@ BENEFIT_FAMILIES: Final = frozenset({"fed", "pointflow", "softplay", "together"}
 #: The families whose flags weigh in a case's score: the benefit families and boosting.
 EVIDENCE_FAMILIES: Final = BENEFIT_FAMILIES | {"boosting"}
 
-#: A boosting flag this strong (q <= 0.01) opens a case on its own: ``boost-3`` tests a
+#: A boosting flag this strong (q <= 0.01) opens a case on its own: ``boost-4`` tests a
 #: block of better games only where the account's sessions change hands, so at the audit's
 #: default q every boosting discovery stands alone (a stricter q would leave the weaker ones
 #: in the review queue).

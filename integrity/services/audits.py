@@ -183,6 +183,7 @@ def _stats(found: AuditOutcome, seconds: dict[str, float]) -> dict[str, Any]:
         "family_size_exact": found.coseating.family_size_exact,
         "pointflow_family": found.pointflow.family_size,
         "boosting_family": found.boosting.family_size,
+        "boosting_day_icc": found.boosting.day_icc,
         "softplay_family": found.softplay.family_size,
         "together_family": found.together.family_size,
         "fed_family": found.fed.family_size,

@@ -145,6 +145,7 @@ def _boosting_row(flag: BoostFlag) -> dict[str, Any]:
             "after_mean": flag.after_mean,
             "shift": flag.shift,
             "splits": flag.splits,
+            "day_effect": flag.day_effect,
         },
     }
 

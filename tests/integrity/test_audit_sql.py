@@ -14,9 +14,11 @@ from typing import Any
 import pytest
 from django.db import connection, transaction
 from django.db.models import F
+from django.db.models.functions import ExtractDay, Mod
 from psycopg import pq
 
 from accounts.models import Player
+from core.domain.clock import TOUR_TZ
 from integrity.domain.audit import AuditParams, audit, observations
 from integrity.domain.coseating import coseating_from_counts, detect_coseating
 from integrity.domain.sessions import detect_sessions
@@ -315,6 +317,36 @@ def test_the_database_audit_finds_what_the_in_memory_audit_finds(
     flagged = Player.objects.filter(external_id__in=[f.player for f in memory.boosting.flags])
     assert set(flagged.values_list("pk", flat=True)) <= set(players.boosting)
     assert Seat.objects.filter(event=event, voided=True).count() == (9 if lone else 0)
+
+
+def test_the_database_audit_weighs_a_players_days_as_the_in_memory_audit_does(
+    simulated: tuple[Season, Event],
+) -> None:
+    # The small week's family is estimated from 5 others, not the default 100; every
+    # player has good and bad days: 60 points more on every other tour day, by player.
+    params = AuditParams(day_family=5)
+    _, event = simulated
+    booster = _boosted(simulated, lone=False)
+    day = ExtractDay("ended_at", tzinfo=TOUR_TZ)
+    Seat.objects.filter(event=event).update(score=F("score") + 60 * Mod(F("player_id") + day, 2))
+    window: dict[str, Any] = {
+        "window_start": event.starts_at,
+        "window_end": event.ends_at,
+        "event": event,
+    }
+    memory = audit(*observations(audit_rows(**window)), params)
+
+    sql = audits._audit_in_sql(window, params, None)
+
+    assert sql.boosting == memory.boosting
+    assert memory.boosting.family_size > 5
+    [flag] = [f for f in memory.boosting.flags if f.player == booster]
+    # Its block is the second half of the week, whole days: weighed at the others' day ICC.
+    assert flag.day_effect > 1.0
+    default = audit(*observations(audit_rows(**window)), AuditParams())
+    [alone] = [f for f in default.boosting.flags if f.player == booster]
+    assert alone.day_effect == 1.0
+    assert flag.z < alone.z
 
 
 def _flag_rows(run_pk: int) -> list[tuple[str, tuple[str, ...], float | None, float | None]]:

@@ -38,6 +38,8 @@ def test_boosters_per_model_and_the_honest_twin() -> None:
         "false": 1,
         "fdp": 0.2,
         "family_size": 178,
+        # No daily form in this population: its days differ no more than its games.
+        "day_icc": 0.0,
         "false_models": ["mobile+tablet"],
     }
     assert (injected["cases"]["false"], injected["cases"]["false_below_true"]) == (1, True)

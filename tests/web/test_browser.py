@@ -975,7 +975,7 @@ def test_a_reviewer_reads_a_boosting_flag_against_the_week_before(
         live_server,
         monkeypatch,
         Flag.Detector.BOOSTING,
-        version="boost-3",
+        version="boost-4",
         player_keys=["b"],
         statistic=4.25,
         p_value=1e-5,

@@ -12,7 +12,7 @@ from web.case_evidence import flag_words
 def words(evidence: dict[str, object], language: str) -> tuple[str, list[str]]:
     flag = Flag(
         detector="boosting",
-        version="boost-3",
+        version="boost-4",
         player_keys=["b"],
         statistic=4.25,
         q_value=2e-4,
@@ -49,4 +49,18 @@ def test_without_history_the_games_count_from_the_first() -> None:
     old = {k: v for k, v in BOOSTED.items() if k != "history"}
     headline, details = words(old, "zh-hans")
     assert headline.startswith("白雪从第 42 局起表现突变")
+    assert len(details) == 2
+
+
+def test_a_day_design_effect_is_said_when_it_weakened_the_flag() -> None:
+    _, details = words({**BOOSTED, "history": 0, "day_effect": 1.3184}, "zh-hans")
+    assert details[-1] == (
+        "同一天的对局状态相近：z 已除以对局日设计效应 1.32 的平方根（日内相关取自其他玩家）。"
+    )
+    _, details = words({**BOOSTED, "history": 0, "day_effect": 1.3184}, "en")
+    assert details[-1] == (
+        "Games on one day share a form: z is divided by the square root of the day design "
+        "effect 1.32 (the day correlation taken from the other players)."
+    )
+    _, details = words({**BOOSTED, "history": 0, "day_effect": 1.0}, "zh-hans")
     assert len(details) == 2

@@ -41,7 +41,7 @@ def series_of(player: str, values: list[float]) -> Series:
     return [(f"{player}-{i:03d}", v) for i, v in enumerate(values)]
 
 
-# Exact values of boost-3 on hand-made series: test_boosting_segments.py.
+# Exact values of boost-4 on hand-made series: test_boosting_segments.py.
 
 
 def test_sessions_are_matched_to_their_games_in_any_order() -> None:

@@ -1,4 +1,4 @@
-"""boost-3 on small hand-made series, with exact values (SPEC §7: 代练代打): a block of better
+"""boost-4 on small hand-made series, with exact values (SPEC §7: 代练代打): a block of better
 games tested where the account's sessions change hands — a step at a device and address
 change, a revert segment, a trend that is not a step, the weights of the two groups."""
 
@@ -48,7 +48,7 @@ def detect(
         min_segment=5,
         window=5,
     )
-    assert result.version == VERSION == "boost-3"
+    assert result.version == VERSION == "boost-4"
     return result.family_size, result.flags
 
 
