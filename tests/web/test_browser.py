@@ -966,8 +966,8 @@ def test_a_reviewer_reads_a_boosting_flag_against_the_week_before(
     transactional_db: Any, live_server: Any, driver: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A boosting flag read with the account's games of the week before says where the play
-    jumps, counted from the window's start, and how many of the games compared were the
-    owner's earlier ones."""
+    jumps, counted from the window's start, how much the account's days weakened it, and
+    how many of the games compared were the owner's earlier ones."""
     from integrity.models import Flag
 
     read_flag_on_the_case(
@@ -980,14 +980,15 @@ def test_a_reviewer_reads_a_boosting_flag_against_the_week_before(
         statistic=4.25,
         p_value=1e-5,
         q_value=2e-4,
-        evidence=BOOSTED,
+        evidence={**BOOSTED, "day_effect": 1.3184},
     )
     assert "白雪从第 4 局起表现突变：每局得分相对预期平均由 -31.2 变为 +88.5（q = 2×10⁻⁴）" in [
         e.text for e in css_all(driver, ".flag-headline")
     ]
-    assert texts(driver, ".flag-boosting .flag-details li")[-1] == (
-        "其中 38 局在审计窗口之前（本人此前的对局，作为基线）；局数从窗口开始计。"
-    )
+    assert texts(driver, ".flag-boosting .flag-details li")[-2:] == [
+        "同一天的对局状态相近：z 已除以对局日设计效应 1.32 的平方根（日内相关取自其他玩家）。",
+        "其中 38 局在审计窗口之前（本人此前的对局，作为基线）；局数从窗口开始计。",
+    ]
     no_blocking_violations(driver)
     shoot(driver, "review-case-boosting", at=".flag-boosting")
 
