@@ -166,16 +166,16 @@ _EXACT_BELOW: Final = math.log(0.1)
 class BoostFlag:
     """A block of better games that starts or ends where the account's sessions change.
 
-        ``segment`` is the block ``[start, end)`` of the player's games (0-based, in play order,
-        its ``history`` games before the window first); ``change_index`` its first boundary that
-        is a session change (``start``, or ``end`` when the block opens the series) and
-        ``change_game`` / ``change_hour`` that game; ``kinds`` the kinds of change at the
-        block's boundaries. ``before_mean`` is the mean residual of the games outside the block,
-        ``after_mean`` inside it, ``shift`` their difference; ``z`` the rank statistic divided by
+    ``segment`` is the block ``[start, end)`` of the player's games (0-based, in play order,
+    its ``history`` games before the window first); ``change_index`` its first boundary that
+    is a session change (``start``, or ``end`` when the block opens the series) and
+    ``change_game`` / ``change_hour`` that game; ``kinds`` the kinds of change at the
+    block's boundaries. ``before_mean`` is the mean residual of the games outside the block,
+    ``after_mean`` inside it, ``shift`` their difference; ``z`` the rank statistic divided by
     the square root of ``day_effect``, the block's day design effect (1 without one);
-        ``identity`` whether the block's sessions share no device and no address range with the
-        others'; ``splits`` the number of segments tested for the player (the Bonferroni
-        factor); ``weight`` the player's weighted-BH weight.
+    ``identity`` whether the block's sessions share no device and no address range with the
+    others'; ``splits`` the number of segments tested for the player (the Bonferroni
+    factor); ``weight`` the player's weighted-BH weight.
     """
 
     family: ClassVar[str] = "boosting"
