@@ -334,7 +334,8 @@ def test_the_database_audit_weighs_a_players_days_as_the_in_memory_audit_does(
         "window_end": event.ends_at,
         "event": event,
     }
-    memory = audit(*observations(audit_rows(**window)), params)
+    tables, sessions = observations(audit_rows(**window))
+    memory = audit(tables, sessions, params)
 
     sql = audits._audit_in_sql(window, params, None)
 
@@ -343,7 +344,7 @@ def test_the_database_audit_weighs_a_players_days_as_the_in_memory_audit_does(
     [flag] = [f for f in memory.boosting.flags if f.player == booster]
     # Its block is the second half of the week, whole days: weighed at the others' day ICC.
     assert flag.day_effect > 1.0
-    default = audit(*observations(audit_rows(**window)), AuditParams())
+    default = audit(tables, sessions, AuditParams())
     [alone] = [f for f in default.boosting.flags if f.player == booster]
     assert alone.day_effect == 1.0
     assert flag.z < alone.z

@@ -99,23 +99,18 @@ def test_the_day_icc_of_a_series_is_worked_out_by_hand() -> None:
 
 
 @pytest.mark.parametrize(
-    ("segment", "expected"),
+    ("runs", "segment", "expected"),
     [
-        # Two days inside, two outside: spread 4 * 0.5² = 1, 1/10 + 1/10 = 0.2.
-        ((10, 20), 1 - 0.1 + 0.1 * 1.0 / 0.2),
-        # Half of each of the two middle days... of runs (0, 5), (5, 10), (10, 20): spread
+        # Four days of 5, the last two inside: spread 4 * 0.5² = 1, 1/10 + 1/10 = 0.2.
+        ([(0, 5), (5, 10), (10, 15), (15, 20)], (10, 20), 1 - 0.1 + 0.1 * 1.0 / 0.2),
+        # Days of 5, 5 and 10, the second day and half the third inside: spread
         # 0.5² + 0.5² + 0 = 0.5.
-        ((5, 15), 1 - 0.1 + 0.1 * 0.5 / 0.2),
+        ([(0, 5), (5, 10), (10, 20)], (5, 15), 1 - 0.1 + 0.1 * 0.5 / 0.2),
     ],
 )
 def test_the_design_effect_grows_with_the_days_a_block_holds(
-    segment: tuple[int, int], expected: float
+    runs: list[tuple[int, int]], segment: tuple[int, int], expected: float
 ) -> None:
-    runs = (
-        [(0, 5), (5, 10), (10, 15), (15, 20)]
-        if segment == (10, 20)
-        else [(0, 5), (5, 10), (10, 20)]
-    )
     assert _Days(runs, 0.1).deff(*segment) == pytest.approx(expected, abs=1e-12)
 
 
