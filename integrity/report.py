@@ -93,7 +93,11 @@ BOUND_LEVELS = (1e-3, 1e-4)
 #: in 30-70 % of their games instead of 5-20 %. And two stress every test that compares a
 #: player with himself: ``form`` and ``strong_form``, each account's skill moving by a
 #: daily form of SD 0.25 and 0.5, so the days a pair plays together, or a block of an
-#: account's games, need not be in its usual form.
+#: account's games, need not be in its usual form. ``mixed`` puts the stresses together, as
+#: a season the detectors were not built on would: 4 % heavy players, 3 % improvers, 1 %
+#: travellers, 10 % students, 5 % friends who queue together in 5-50 % of their games (a
+#: light player may then play nearly all his games with a heavy friend), Thurstone's winner
+#: draw and a daily form of SD 0.25, with every pair and booster model.
 MODELS: dict[str, tuple[Realism, Cheating]] = {
     "varied": (VARIED_REALISM, VARIED_CHEATING),
     "legacy": (Realism(), Cheating()),
@@ -108,6 +112,24 @@ MODELS: dict[str, tuple[Realism, Cheating]] = {
     "close_friends": (replace(VARIED_REALISM, friend_together=(0.3, 0.7)), VARIED_CHEATING),
     "form": (replace(VARIED_REALISM, form=0.25), VARIED_CHEATING),
     "strong_form": (replace(VARIED_REALISM, form=0.5), VARIED_CHEATING),
+    "mixed": (
+        replace(
+            VARIED_REALISM,
+            heavy_share=0.04,
+            improver_share=0.03,
+            traveller_share=0.01,
+            campus_share=0.1,
+            friend_share=0.05,
+            friend_together=(0.05, 0.5),
+            winner_noise=1.28,
+            form=0.25,
+        ),
+        replace(
+            VARIED_CHEATING,
+            pair_models=("legacy", "dump", "last", "assist", "quiet", "stronger"),
+            booster_models=("takeover", "hire", "hire_revert"),
+        ),
+    ),
 }
 
 

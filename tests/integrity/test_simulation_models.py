@@ -17,6 +17,8 @@ from integrity.simulation import simulate_season
 from integrity.simulation_play import ROUNDS_PER_DAY, Simulator
 from integrity.simulation_population import (
     BOOSTER_MODELS,
+    HONEST_MODELS,
+    PAIR_MODELS,
     STRONGER_LIFT,
     VARIED_CHEATING,
     VARIED_REALISM,
@@ -318,3 +320,35 @@ def test_students_play_from_their_campus_on_weekdays_and_from_home_at_weekends()
     assert (round(mean_hour(students), 1), round(mean_hour(others), 1)) == (20.6, 19.4)
     assert "campus" in season.labels.honest_models(min(students))
     assert VARIED_REALISM.campus_share == 0.0
+
+
+def test_the_mixed_population_holds_every_stress_at_once() -> None:
+    """``mixed`` (:data:`integrity.report.MODELS`): heavy players, improvers, travellers,
+    students and friends together, every booster model, and friends who queue together in
+    up to half their games, so a light player may play nearly all of his with a friend."""
+    from integrity.report import MODELS
+
+    realism, cheating = MODELS["mixed"]
+    season = simulate_season(
+        players=1000, weeks=1, cheaters=0.04, seed=11, realism=realism, cheating=cheating
+    )
+    labels = season.labels
+    counts = {model: len(labels.honest[model]) for model in (*HONEST_MODELS, "campus")}
+    assert counts == {
+        "heavy": 40,
+        "improver": 30,
+        "traveller": 10,
+        "friends": 49,
+        "campus": 95,
+    }
+    assert {boost.model for boost in labels.boosts} == set(BOOSTER_MODELS)
+    assert set(labels.pair_models) <= set(PAIR_MODELS)
+    group = {player: set(g) for g in labels.friends for player in g}
+    games: dict[str, int] = defaultdict(int)
+    together: dict[str, int] = defaultdict(int)
+    for record in season.records:
+        seated = {seat["player"]["id"] for seat in record["seats"]}
+        for player in seated:
+            games[player] += 1
+            together[player] += player in group and group[player] <= seated
+    assert (together["p0000073"], games["p0000073"]) == (33, 34)
