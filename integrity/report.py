@@ -62,6 +62,7 @@ from integrity.oracle import PairBound
 from integrity.simulation import Labels, Season, record_rows, simulate_season
 from integrity.simulation_population import (
     BOOSTER_MODELS,
+    PAIR_MODELS,
     VARIED_CHEATING,
     VARIED_REALISM,
     Cheating,
@@ -126,8 +127,8 @@ MODELS: dict[str, tuple[Realism, Cheating]] = {
         ),
         replace(
             VARIED_CHEATING,
-            pair_models=("legacy", "dump", "last", "assist", "quiet", "stronger"),
-            booster_models=("takeover", "hire", "hire_revert"),
+            pair_models=PAIR_MODELS,
+            booster_models=BOOSTER_MODELS,
         ),
     ),
 }

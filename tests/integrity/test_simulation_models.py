@@ -5,7 +5,7 @@ labelled."""
 
 import random
 import statistics
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import replace
 from datetime import date, datetime, timedelta
 from typing import Any
@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from core.domain.clock import TOUR_TZ
+from integrity.report import MODELS
 from integrity.simulation import simulate_season
 from integrity.simulation_play import ROUNDS_PER_DAY, Simulator
 from integrity.simulation_population import (
@@ -326,8 +327,6 @@ def test_the_mixed_population_holds_every_stress_at_once() -> None:
     """``mixed`` (:data:`integrity.report.MODELS`): heavy players, improvers, travellers,
     students and friends together, every booster model, and friends who queue together in
     up to half their games, so a light player may play nearly all of his with a friend."""
-    from integrity.report import MODELS
-
     realism, cheating = MODELS["mixed"]
     season = simulate_season(
         players=1000, weeks=1, cheaters=0.04, seed=11, realism=realism, cheating=cheating
@@ -342,7 +341,9 @@ def test_the_mixed_population_holds_every_stress_at_once() -> None:
         "campus": 95,
     }
     assert {boost.model for boost in labels.boosts} == set(BOOSTER_MODELS)
-    assert set(labels.pair_models) <= set(PAIR_MODELS)
+    # Seven pairs, each of a model drawn from all six.
+    assert Counter(labels.pair_models) == {"legacy": 5, "dump": 1, "quiet": 1}
+    assert cheating.pair_models == PAIR_MODELS
     group = {player: set(g) for g in labels.friends for player in g}
     games: dict[str, int] = defaultdict(int)
     together: dict[str, int] = defaultdict(int)
