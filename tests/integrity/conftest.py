@@ -92,6 +92,11 @@ def weekly_qualifier(season: TourSeason, monday: date, code: str) -> Event:
     )
 
 
+def event_window(event: Event) -> dict[str, Any]:
+    """The event audit's window arguments."""
+    return {"window_start": event.starts_at, "window_end": event.ends_at, "event": event}
+
+
 def busiest(event: Event) -> str:
     """The external id of the player with the most seats in ``event`` (ties: the first)."""
     row = (

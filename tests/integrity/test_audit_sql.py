@@ -27,7 +27,7 @@ from integrity.services import audits
 from integrity.services.audits import audit_event, day_window
 from integrity.simulation import Season
 from integrity.sql import audit_rows, coseating_sql, sessions_sql, streamed, window_players
-from tests.integrity.conftest import busiest
+from tests.integrity.conftest import busiest, event_window
 from tournaments.models import Event, Seat
 from tournaments.models import Season as SeasonRow
 
@@ -285,11 +285,7 @@ def test_the_database_audit_finds_what_the_in_memory_audit_finds(
 ) -> None:
     _, event = simulated
     booster = _boosted(simulated, lone=lone)
-    window: dict[str, Any] = {
-        "window_start": event.starts_at,
-        "window_end": event.ends_at,
-        "event": event,
-    }
+    window = event_window(event)
     tables, sessions = observations(audit_rows(**window))
     memory = audit(tables, sessions, params)
 
@@ -329,11 +325,7 @@ def test_the_database_audit_weighs_a_players_days_as_the_in_memory_audit_does(
     booster = _boosted(simulated, lone=False)
     day = ExtractDay("ended_at", tzinfo=TOUR_TZ)
     Seat.objects.filter(event=event).update(score=F("score") + 60 * Mod(F("player_id") + day, 2))
-    window: dict[str, Any] = {
-        "window_start": event.starts_at,
-        "window_end": event.ends_at,
-        "event": event,
-    }
+    window = event_window(event)
     tables, sessions = observations(audit_rows(**window))
     memory = audit(tables, sessions, params)
 

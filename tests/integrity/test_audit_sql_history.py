@@ -16,7 +16,7 @@ from integrity.models import Flag
 from integrity.services import audits
 from integrity.simulation import simulate_season
 from integrity.sql import audit_rows, window_players
-from tests.integrity.conftest import busiest, weekly_qualifier
+from tests.integrity.conftest import busiest, event_window, weekly_qualifier
 from tournaments.models import Event, Seat
 from tournaments.models import Season as TourSeason
 
@@ -50,11 +50,6 @@ def _late_booster(event: Event) -> tuple[str, int]:
     return booster, before
 
 
-def _window(event: Event) -> dict[str, Any]:
-    """The event audit's window arguments."""
-    return {"window_start": event.starts_at, "window_end": event.ends_at, "event": event}
-
-
 @pytest.mark.parametrize(
     "params",
     [
@@ -67,7 +62,7 @@ def test_the_database_reads_the_history_the_in_memory_audit_is_given(
 ) -> None:
     event = second_week
     booster, owned = _late_booster(event)
-    window = _window(event)
+    window = event_window(event)
     tables, sessions = observations(audit_rows(**window))
     history = observations(
         audit_rows(
@@ -109,7 +104,7 @@ def test_the_database_reads_the_history_the_in_memory_audit_is_given(
 def test_no_history_days_reads_no_history(second_week: Event) -> None:
     event = second_week
     booster, _ = _late_booster(event)
-    window = _window(event)
+    window = event_window(event)
     params = AuditParams(history_days=0)
     tables, sessions = observations(audit_rows(**window))
 

@@ -17,6 +17,7 @@ from integrity.models import Case, Flag
 from integrity.services.audits import audit_event, audit_run, day_window
 from integrity.simulation import simulate_season
 from integrity.sql import softplay_counts, softplay_sql
+from tests.integrity.conftest import event_window
 from tournaments.domain.chances import chances_of
 from tournaments.domain.rules import PRESETS
 from tournaments.models import Event, Game, Seat
@@ -55,10 +56,6 @@ def _chances(records: Iterable[dict[str, Any]]) -> list[Chance]:
     return [chance for record in records for chance in chances_of(record, CLASSIC)]
 
 
-def _window(event: Event) -> dict[str, Any]:
-    return {"window_start": event.starts_at, "window_end": event.ends_at, "event": event}
-
-
 def test_a_farms_feeder_spares_the_fed_account_and_not_the_other_way() -> None:
     """In the logs a farm's feeder never takes a chance against its fed account; the fed
     account takes its chances against the feeder as against anyone."""
@@ -83,7 +80,7 @@ def test_the_sql_counts_equal_the_pure_counts_of_the_same_logs(
     _, records = _ingested(INJECTED)
     pure = pair_chances(_chances(records), min_chances=min_chances)
 
-    sql = softplay_counts(**_window(week), min_chances=min_chances)
+    sql = softplay_counts(**event_window(week), min_chances=min_chances)
 
     assert sql == pure
     # rows per pair and kind (punish and challenge: the classic rules have no swapping 7)
@@ -96,7 +93,7 @@ def test_the_sql_counts_equal_the_pure_counts_of_the_same_logs(
 def test_soft_play_in_sql_equals_the_pure_detector_on_the_same_logs(week: Event) -> None:
     _, records = _ingested(INJECTED)
     for params in (AuditParams(), AuditParams(q=0.2, min_chances=3)):
-        sql = softplay_sql(**_window(week), params=params)
+        sql = softplay_sql(**event_window(week), params=params)
         assert sql == detect_softplay(_chances(records), q=params.q, min_chances=params.min_chances)
         assert sql.flags
 
@@ -124,12 +121,12 @@ def test_voided_games_and_voided_players_drop_out_of_the_counts(week: Event) -> 
         for actor, target, kind, punished in chances_of(record, CLASSIC)
         if beneficiary not in (actor, target)
     ]
-    assert softplay_counts(**_window(week), min_chances=1) == pair_chances(kept, min_chances=1)
+    assert softplay_counts(**event_window(week), min_chances=1) == pair_chances(kept, min_chances=1)
     assert len(kept) < len(_chances(records))
 
     game_restore(game=game, by=None, reason="test")
     player_games_restore(player=player.player, events=[week], by=None, reason="test")
-    assert softplay_counts(**_window(week), min_chances=1) == pair_chances(
+    assert softplay_counts(**event_window(week), min_chances=1) == pair_chances(
         _chances(records), min_chances=1
     )
 
