@@ -28,6 +28,10 @@ Definitions (``labels``: the injected farms, colluding pairs and boosters):
   :data:`MIN_SHARED` shared games the Neyman–Pearson test knowing every skill and the
   model finds at each of :data:`BOUND_LEVELS`, over the window's and its history's games
   (not for logged seasons, under Thurstone's winner draw or with daily form).
+* **Near misses**: for each pair with at least :data:`MIN_SHARED` shared games that no case
+  holds, the smallest q-value each pair test read from results gave two of its accounts
+  (point flow, "better together", the fed account), the tests run again at a level that
+  lets every tested pair through; none when the test did not test them or gave q = 1.
 * **Honest cases**: cases holding no two accounts of one group and no booster; the report
   gives their number and whether every one ranks below every true case.
 * **False discoveries**: a statistical flag (co-seating, point flow, boosting) is false when
@@ -55,7 +59,16 @@ from typing import Any
 
 from core.domain.clock import TOUR_TZ
 from integrity import oracle
-from integrity.domain.audit import AuditOutcome, AuditParams, SeatRow, audit, observations
+from integrity.domain.audit import (
+    AuditOutcome,
+    AuditParams,
+    SeatRow,
+    audit,
+    fed_of,
+    observations,
+    pointflow_of,
+    together_of,
+)
 from integrity.domain.data import TableObs
 from integrity.domain.softplay import Chance
 from integrity.oracle import PairBound
@@ -147,6 +160,9 @@ class SeasonRun:
     #: nor under Thurstone's winner draw, where the bound's Luce null does not hold, nor
     #: with daily form, where the accounts' skills are not the ones it knows).
     bounds: list[PairBound] = field(default_factory=list)
+    #: Per injected pair with >= MIN_SHARED shared games and no case: the pair tests'
+    #: smallest q-values for two of its accounts (module docstring, near misses).
+    near_misses: dict[frozenset[str], dict[str, float]] = field(default_factory=dict)
 
 
 def _boosted_games(season: Season, starts: dict[str, list[datetime]]) -> dict[str, tuple[int, int]]:
@@ -230,13 +246,23 @@ def run_season(
     outcome = audit(tables, sessions, params, chances, history)
     seconds = {"simulate": simulated, "audit": time.perf_counter() - started}
     labels = season.labels
+    shared = _shared_games(tables, labels.pairs)
+    missed = [
+        pair
+        for pair, n in zip(labels.pairs, shared, strict=True)
+        if n >= MIN_SHARED
+        and not any(_holds_two(case.players, pair) for case in outcome.triage.cases)
+    ]
+    started = time.perf_counter()
+    near_misses = _near_misses(tables, history[0] if history else [], outcome, params, missed)
+    seconds["near_misses"] = time.perf_counter() - started
     bounds = (
         oracle.pair_bounds(
             games,
             labels.pairs,
             labels.pair_models,
             season.skills,
-            _shared_games(tables, labels.pairs),
+            shared,
         )
         if bounded
         else []
@@ -248,6 +274,7 @@ def run_season(
         seconds=seconds,
         boosted=_boosted_games(season, starts),
         bounds=bounds,
+        near_misses=near_misses,
     )
 
 
@@ -264,6 +291,42 @@ def _shared_games(tables: Iterable[TableObs], groups: Sequence[Sequence[str]]) -
             if n >= 2:
                 counts[g] += 1
     return counts
+
+
+#: The level at which :func:`_near_misses` runs the pair tests again (every pair whose
+#: BH q-value is below 1 comes through).
+LOOSE_Q = 1 - 1e-9
+
+
+def _near_misses(
+    tables: Sequence[TableObs],
+    history: Sequence[TableObs],
+    outcome: AuditOutcome,
+    params: AuditParams,
+    missed: Sequence[Sequence[str]],
+) -> dict[frozenset[str], dict[str, float]]:
+    """Per ``missed`` pair, the smallest q-value each pair test gave two of its accounts
+    (module docstring, near misses)."""
+    if not missed:
+        return {}
+    loose = replace(params, pair_q=LOOSE_Q)
+    paired = [*history, *tables]
+    results: dict[str, list[tuple[tuple[str, ...], float]]] = {
+        "pointflow": [
+            (f.players, f.q) for f in pointflow_of(tables, outcome.coseating, loose, history).flags
+        ],
+        "together": [(f.players, f.q) for f in together_of(paired, outcome.coseating, loose).flags],
+        "fed": [(f.players, f.q) for f in fed_of(paired, outcome.coseating, loose).flags],
+    }
+    near: dict[frozenset[str], dict[str, float]] = {}
+    for pair in missed:
+        qs: dict[str, float] = {}
+        for name, flags in results.items():
+            found = [q for players, q in flags if _holds_two(players, pair)]
+            if found:
+                qs[name] = min(found)
+        near[frozenset(pair)] = qs
+    return near
 
 
 def _holds_two(players: Iterable[str], group: Sequence[str]) -> bool:
@@ -330,13 +393,23 @@ def _groups(run: SeasonRun, truth: _Truth) -> dict[str, Any]:
             any(_holds_two(flag.players, group) for flag in flags.values()) for group in members
         ]
         by_model: dict[str, Any] = {}
+        near: dict[str, Any] = {}
         if name == "pairs":
             models = run.season.labels.pair_models
             for model in sorted(set(models)):
                 chosen = [k for k, m in enumerate(models) if m == model]
                 by_model[model] = _recall([cased[k] for k in chosen], [shared[k] for k in chosen])
+            near["near_misses"] = sorted(
+                (
+                    {"model": model, "shared_games": n, "q": run.near_misses[frozenset(group)]}
+                    for group, model, n in zip(members, models, shared, strict=True)
+                    if frozenset(group) in run.near_misses
+                ),
+                key=lambda miss: (miss["model"], miss["shared_games"]),
+            )
         figures[name] = {
             "by_model": by_model,
+            **near,
             "shared_games": {"min": min(shared, default=0), "max": max(shared, default=0)},
             "not_cased_shared_games": sorted(
                 n for n, hit in zip(shared, cased, strict=True) if n >= MIN_SHARED and not hit

@@ -91,3 +91,19 @@ def test_integrity_report_prints_the_figures(tmp_path: Path) -> None:
     assert "q 0.01 (pair tests 0.01)" in text
     assert "[honest season]" in text
     assert json.loads(path.read_text())["params"]["seed"] == 1
+
+
+def test_integrity_report_prints_how_near_a_missed_pair_came() -> None:
+    out = StringIO()
+    call_command(
+        "integrity_report",
+        "--players=600",
+        "--weeks=1",
+        "--cheaters=0.03",
+        "--seed=4",
+        "--models=varied",
+        stdout=out,
+    )
+    assert (
+        "    missed dump pair, 26 shared games; smallest q: pointflow 0.41, together -, fed 0.015\n"
+    ) in out.getvalue()

@@ -1,8 +1,10 @@
 """The detectors measured on simulated seasons (SPEC §7), in memory: a small injected season
 and its honest-only twin, with the figures exact for the seed."""
 
+import pytest
+
 from integrity.domain.audit import AuditParams
-from integrity.report import report
+from integrity.report import evaluate, report, run_season
 from tournaments.domain.rules import ruleset_from_spec
 
 
@@ -100,3 +102,22 @@ def test_a_small_logged_report_audits_soft_play() -> None:
     assert injected["pairs"]["cased"]["found"] == injected["pairs"]["cased"]["eligible"] == 1
     assert honest["cases"]["total"] == 0
     assert figures["params"]["logs"] == {"preset": "classic", "switches": {}}
+
+
+def test_a_missed_pair_shows_how_near_each_pair_test_came() -> None:
+    run = run_season(
+        players=600, weeks=1, cheaters=0.03, seed=4, params=AuditParams(), models="varied"
+    )
+    pairs = evaluate(run)["pairs"]
+    # Two pairs share >= 20 games; one is cased, the other (a `dump` pair, 26 games) is not.
+    assert pairs["cased"] == {"injected": 3, "eligible": 2, "found": 1, "recall": 0.5}
+    assert pairs["not_cased_shared_games"] == [26]
+    [miss] = pairs["near_misses"]
+    assert (miss["model"], miss["shared_games"]) == ("dump", 26)
+    # Point flow tested the feeder and the fed-account test his group; "better together"
+    # gave no q below 1. Both came short of the audit's level of 0.01.
+    assert miss["q"] == {
+        "pointflow": pytest.approx(0.40793213, rel=1e-6),
+        "fed": pytest.approx(0.01501079, rel=1e-6),
+    }
+    assert min(miss["q"].values()) > AuditParams().pair_q

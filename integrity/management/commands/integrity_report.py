@@ -26,6 +26,11 @@ from integrity.report import MIN_BOOSTED, MIN_OWNER, MIN_SHARED, MODELS, report
 from tournaments.domain.rules import ruleset_from_text
 
 
+def _q(value: float | None) -> str:
+    """A near miss's q-value, or "-" when the test gave none below 1."""
+    return "-" if value is None else f"{value:.2g}"
+
+
 def _ratio(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.3f}"
 
@@ -167,6 +172,15 @@ class Command(BaseCommand):
                         f"    {model}, bound (skills and model known): "
                         + ", ".join(
                             f"p <= {level} {n}/{b['eligible']}" for level, n in b["found"].items()
+                        )
+                    )
+                for miss in g.get("near_misses", []):
+                    out(
+                        f"    missed {miss['model']} pair, {miss['shared_games']} shared games; "
+                        "smallest q: "
+                        + ", ".join(
+                            f"{test} {_q(miss['q'].get(test))}"
+                            for test in ("pointflow", "together", "fed")
                         )
                     )
             self._boosters(f["boosters"])
