@@ -160,9 +160,10 @@ class SeasonRun:
     #: nor under Thurstone's winner draw, where the bound's Luce null does not hold, nor
     #: with daily form, where the accounts' skills are not the ones it knows).
     bounds: list[PairBound] = field(default_factory=list)
-    #: Per injected pair with >= MIN_SHARED shared games and no case: the pair tests'
-    #: smallest q-values for two of its accounts (module docstring, near misses).
-    near_misses: dict[frozenset[str], dict[str, float]] = field(default_factory=dict)
+    #: The injected pairs with >= MIN_SHARED shared games and no case, by model and shared
+    #: games: each with the pair tests' smallest q-values for two of its accounts (module
+    #: docstring, near misses).
+    near_misses: list[dict[str, Any]] = field(default_factory=list)
 
 
 def _boosted_games(season: Season, starts: dict[str, list[datetime]]) -> dict[str, tuple[int, int]]:
@@ -247,12 +248,12 @@ def run_season(
     seconds = {"simulate": simulated, "audit": time.perf_counter() - started}
     labels = season.labels
     shared = _shared_games(tables, labels.pairs)
-    missed = [
-        pair
-        for pair, n in zip(labels.pairs, shared, strict=True)
+    missed = sorted(
+        (model, n, pair)
+        for pair, model, n in zip(labels.pairs, labels.pair_models, shared, strict=True)
         if n >= MIN_SHARED
         and not any(_holds_two(case.players, pair) for case in outcome.triage.cases)
-    ]
+    )
     started = time.perf_counter()
     near_misses = _near_misses(tables, history[0] if history else [], outcome, params, missed)
     seconds["near_misses"] = time.perf_counter() - started
@@ -303,12 +304,12 @@ def _near_misses(
     history: Sequence[TableObs],
     outcome: AuditOutcome,
     params: AuditParams,
-    missed: Sequence[Sequence[str]],
-) -> dict[frozenset[str], dict[str, float]]:
-    """Per ``missed`` pair, the smallest q-value each pair test gave two of its accounts
-    (module docstring, near misses)."""
+    missed: Sequence[tuple[str, int, Sequence[str]]],
+) -> list[dict[str, Any]]:
+    """Per ``missed`` pair (model, shared games, accounts), the smallest q-value each pair
+    test gave two of its accounts (module docstring, near misses)."""
     if not missed:
-        return {}
+        return []
     loose = replace(params, pair_q=LOOSE_Q)
     paired = [*history, *tables]
     results: dict[str, list[tuple[tuple[str, ...], float]]] = {
@@ -318,14 +319,14 @@ def _near_misses(
         "together": [(f.players, f.q) for f in together_of(paired, outcome.coseating, loose).flags],
         "fed": [(f.players, f.q) for f in fed_of(paired, outcome.coseating, loose).flags],
     }
-    near: dict[frozenset[str], dict[str, float]] = {}
-    for pair in missed:
+    near = []
+    for model, shared, pair in missed:
         qs: dict[str, float] = {}
         for name, flags in results.items():
             found = [q for players, q in flags if _holds_two(players, pair)]
             if found:
                 qs[name] = min(found)
-        near[frozenset(pair)] = qs
+        near.append({"model": model, "shared_games": shared, "q": qs})
     return near
 
 
@@ -393,23 +394,13 @@ def _groups(run: SeasonRun, truth: _Truth) -> dict[str, Any]:
             any(_holds_two(flag.players, group) for flag in flags.values()) for group in members
         ]
         by_model: dict[str, Any] = {}
-        near: dict[str, Any] = {}
         if name == "pairs":
             models = run.season.labels.pair_models
             for model in sorted(set(models)):
                 chosen = [k for k, m in enumerate(models) if m == model]
                 by_model[model] = _recall([cased[k] for k in chosen], [shared[k] for k in chosen])
-            near["near_misses"] = sorted(
-                (
-                    {"model": model, "shared_games": n, "q": run.near_misses[frozenset(group)]}
-                    for group, model, n in zip(members, models, shared, strict=True)
-                    if frozenset(group) in run.near_misses
-                ),
-                key=lambda miss: (miss["model"], miss["shared_games"]),
-            )
         figures[name] = {
             "by_model": by_model,
-            **near,
             "shared_games": {"min": min(shared, default=0), "max": max(shared, default=0)},
             "not_cased_shared_games": sorted(
                 n for n, hit in zip(shared, cased, strict=True) if n >= MIN_SHARED and not hit
@@ -417,6 +408,7 @@ def _groups(run: SeasonRun, truth: _Truth) -> dict[str, Any]:
             "cased": _recall(cased, shared),
             "flagged": _recall(flagged, shared),
         }
+    figures["pairs"]["near_misses"] = run.near_misses
     return figures
 
 
