@@ -23,8 +23,8 @@ Definitions (``labels``: the injected farms, colluding pairs and boosters):
 * **Precision@k**: among the ``k`` top-scored cases, ``k`` = the number of injected farms and
   pairs, the share that holds two accounts of one injected group or a booster (or only
   injected cheaters: a farm's account flagged by boosting).
-* **The pairs' bound** (:mod:`integrity.oracle`), per pair model whose evidence lies in
-  the winners (``assist``, ``stronger``): how many of its pairs with at least
+* **The pairs' bound** (:mod:`integrity.oracle`), per pair model it knows (``assist``,
+  ``quiet``, ``stronger``): how many of its pairs with at least
   :data:`MIN_SHARED` shared games the Neyman–Pearson test knowing every skill and the
   model finds at each of :data:`BOUND_LEVELS`, over the window's and its history's games
   (not for logged seasons, under Thurstone's winner draw or with daily form).
@@ -155,7 +155,7 @@ class SeasonRun:
     seconds: dict[str, float]
     #: Per booster: (games of the owner, games of the hired player).
     boosted: dict[str, tuple[int, int]] = field(default_factory=dict)
-    #: The Neyman–Pearson bound of the pairs whose evidence lies in the winners
+    #: The Neyman–Pearson bound of the pairs of the models it knows
     #: (:mod:`integrity.oracle`; none for logged seasons, whose bots draw no winner by skill,
     #: nor under Thurstone's winner draw, where the bound's Luce null does not hold, nor
     #: with daily form, where the accounts' skills are not the ones it knows).
@@ -228,7 +228,13 @@ def run_season(
     for record in season.records:
         seats = record_rows(record)
         if paired and paired.intersection(seat[2] for seat in seats):
-            games.append((tuple(seat[2] for seat in seats), oracle.out_seat(record)))
+            games.append(
+                (
+                    tuple(seat[2] for seat in seats),
+                    oracle.out_seat(record),
+                    tuple(len(seat["hand"]) for seat in record["seats"]),
+                )
+            )
         if history_weeks and datetime.fromisoformat(record["ended_at"]) < window_start:
             before.extend(seats)
             continue

@@ -13,6 +13,7 @@ person's), never punish each other.
 import math
 import random
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from itertools import accumulate
 from typing import Any
@@ -43,6 +44,25 @@ TIME_SHARE = 0.15
 DECK = tuple(code for code, copies in CLASSIC.copies.items() for _ in range(copies))
 POINTS = dict(CLASSIC.points)
 HIGH_CARDS = tuple(code for code in DECK if POINTS[code] >= 20)
+
+
+@dataclass(frozen=True, slots=True)
+class HandLaw:
+    """How many cards a loser keeps: ``round(N(mean - slope·skill, sd))`` held to
+    ``1..most`` (a stronger player ends with fewer)."""
+
+    mean: float
+    slope: float
+    sd: float
+    most: int
+
+    def draw(self, rng: random.Random, skill: float) -> int:
+        return min(self.most, max(1, round(rng.gauss(self.mean - self.slope * skill, self.sd))))
+
+
+#: The losers' cards left in a game that ended with a player out, and in one ended by time.
+OUT_HAND = HandLaw(6.5, 1.5, 3.0, 12)
+TIME_HAND = HandLaw(5.0, 1.2, 2.5, 10)
 
 
 class Simulator(Population):
@@ -348,12 +368,9 @@ class Simulator(Population):
                 winner = seated.index(cheats.members[0])
             else:
                 winner = self._winner(rng, skills, barred)
-            sizes = [
-                0 if k == winner else min(12, max(1, round(rng.gauss(6.5 - 1.5 * s, 3))))
-                for k, s in enumerate(skills)
-            ]
+            sizes = [0 if k == winner else OUT_HAND.draw(rng, s) for k, s in enumerate(skills)]
         else:
-            sizes = [min(10, max(1, round(rng.gauss(5.0 - 1.2 * s, 2.5)))) for s in skills]
+            sizes = [TIME_HAND.draw(rng, s) for s in skills]
         cards = rng.sample(DECK, sum(sizes))
         hands, at = [], 0
         for size in sizes:
