@@ -219,8 +219,8 @@ def test_a_quiet_season_reports_its_bound() -> None:
     )
     # The quiet pair wins about as often as the null expects (23 against 22.35); its hands
     # give it away to the bound, which knows how many cards each would keep, and no draw of
-    # the null comes near. The audit, which must learn that from their games apart, cases
-    # it not.
+    # the null comes near. The audit, which must learn that from their games apart, does
+    # not case it.
     quiet = [b for b in run.bounds if b.model == "quiet"]
     assert [(b.shared, b.games, b.wins, round(b.expected, 2), b.p) for b in quiet] == [
         (49, 49, 23, 22.35, 1 / (DRAWS + 1))
