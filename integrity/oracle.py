@@ -117,9 +117,9 @@ def quiet_hands(fed: np.ndarray, feeder: np.ndarray) -> np.ndarray:
         half = n // 2
         alt[n, : CARDS + 1] += (1 - feed) * kept
         alt[n - half, half : half + CARDS + 1] += feed * kept
-    with np.errstate(divide="ignore"):
-        ratio = np.where(null > 0, np.log(alt) - np.log(np.where(null > 0, null, 1.0)), np.inf)
-    return np.where(alt > 0, ratio, 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # +inf where only the model can give the cards; 0 where neither can.
+        return np.where(alt > 0, np.log(alt) - np.log(null), 0.0)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -192,10 +192,11 @@ def pair_bounds(
                 seen[k].append(_read(players, out, cards, fed, feeder, skills))
     bounds = []
     for k in sorted(chosen):
-        read = seen[k] if models[k] == "quiet" else [g for g in seen[k] if g.outcome != "time"]
         if models[k] == "quiet":
+            read = seen[k]
             p = quiet_p_value(read) if read else 1.0
         else:
+            read = [game for game in seen[k] if game.outcome != "time"]
             null = [game.fed_out for game in read]
             p = p_value(null, [g.outcome == "fed" for g in read], models[k]) if read else 1.0
         bounds.append(
