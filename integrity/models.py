@@ -55,6 +55,7 @@ class Flag(models.Model):
         SOFTPLAY = "softplay", "soft play: a partner spared (放水)"
         TOGETHER = "together", "better together than apart (串谋)"
         FED = "fed", "a fed account: its group's hands in its wins (养号)"
+        KEPT = "kept", "cards kept: one of a pair holds the other's cards (串谋)"
 
     class Family(models.TextChoices):
         BEHAVIOUR = "behaviour", "behaviour"

@@ -30,8 +30,8 @@ Definitions (``labels``: the injected farms, colluding pairs and boosters):
   (not for logged seasons, under Thurstone's winner draw or with daily form).
 * **Near misses**: for each pair with at least :data:`MIN_SHARED` shared games that no case
   holds, the smallest q-value each pair test read from results gave two of its accounts
-  (point flow, "better together", the fed account), the tests run again at a level that
-  lets every tested pair through; none when the test did not test them or gave q = 1.
+  (point flow, "better together", the fed account, the cards kept), the tests run again at
+  a level that lets every tested pair through; none when the test did not test them or gave q = 1.
 * **Honest cases**: cases holding no two accounts of one group and no booster; the report
   gives their number and whether every one ranks below every true case.
 * **False discoveries**: a statistical flag (co-seating, point flow, boosting) is false when
@@ -65,6 +65,7 @@ from integrity.domain.audit import (
     SeatRow,
     audit,
     fed_of,
+    kept_of,
     observations,
     pointflow_of,
     together_of,
@@ -324,6 +325,7 @@ def _near_misses(
         ],
         "together": [(f.players, f.q) for f in together_of(paired, outcome.coseating, loose).flags],
         "fed": [(f.players, f.q) for f in fed_of(paired, outcome.coseating, loose).flags],
+        "kept": [(f.players, f.q) for f in kept_of(paired, outcome.coseating, loose).flags],
     }
     near = []
     for model, shared, pair in missed:
@@ -500,6 +502,7 @@ def _detectors(outcome: AuditOutcome, truth: _Truth) -> dict[str, Any]:
         ("boosting", outcome.boosting),
         ("together", outcome.together),
         ("fed", outcome.fed),
+        ("kept", outcome.kept),
     ]
     if outcome.softplay.family_size:
         results.append(("softplay", outcome.softplay))

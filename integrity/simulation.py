@@ -194,6 +194,7 @@ def record_rows(record: dict[str, Any]) -> list[SeatRow]:
             score,
             seat["session"]["ip"],
             seat["session"]["device"],
+            len(seat["hand"]),
         )
         for seat, hand, score in zip(seats, points, scores, strict=True)
     ]

@@ -49,6 +49,7 @@ DETECTOR_LABELS = {
     "softplay": gettext_lazy("放水"),
     "together": gettext_lazy("同桌时成绩异常"),
     "fed": gettext_lazy("养号（一伙人给一个号送分）"),
+    "kept": gettext_lazy("替搭档扛牌"),
 }
 
 #: The detector families of ``Case.families`` (the queue's filter).
@@ -60,6 +61,7 @@ FAMILY_LABELS = {
     "boosting": gettext_lazy("代练"),
     "together": gettext_lazy("同桌异常"),
     "fed": gettext_lazy("养号"),
+    "kept": gettext_lazy("扛牌"),
 }
 
 CASE_STATUS_LABELS = {
@@ -480,6 +482,30 @@ def _fed(flag: Flag, name: Names) -> tuple[str, list[str]]:
     return headline, details
 
 
+def _kept(flag: Flag, name: Names) -> tuple[str, list[str]]:
+    e = flag.evidence
+    feeder, partner = name(e["feeder"]), name(e["partner"])
+    headline = _(
+        "%(feeder)s与%(partner)s同桌都没出完的 %(games)s 局里，%(feeder)s平均比%(partner)s多剩 "
+        "%(kept)s 张牌；按两人的实力只该多 %(expected)s 张"
+    ) % {
+        "feeder": feeder,
+        "partner": partner,
+        "games": e["games"],
+        "kept": decimal(e["kept"]),
+        "expected": decimal(e["expected"]),
+    }
+    details = [
+        _(
+            "实力按各自对陌生对手的胜负估计；同一局里两个不一起排队的输家，实力每差一级，"
+            "剩牌相差多少，由本周所有这样的输家算出。把搭档的牌接过去（喂色、替他摸牌），"
+            "搭档剩得少、自己剩得多，却不必多赢一局。"
+        ),
+        *_history_note(e),
+    ]
+    return headline, details
+
+
 def _generic(flag: Flag, name: Names) -> tuple[str, list[str]]:
     headline = _("%(players)s：统计量 %(statistic)s") % {
         "players": "、".join(name(key) for key in flag.player_keys),
@@ -498,6 +524,7 @@ PRESENTERS: dict[str, Callable[[Flag, Names], tuple[str, list[str]]]] = {
     "softplay": _softplay,
     "together": _together,
     "fed": _fed,
+    "kept": _kept,
 }
 
 

@@ -8,8 +8,8 @@ the SQL of :mod:`integrity.sql`) and the in-memory measurement on simulated seas
 is what runs.
 
 * :func:`observations` turns **seat rows** — ``(game id, hour bucket, player, hand points,
-  score, ip, device)`` in game order and, within a game, in seat order (the hour bucket of
-  the game's end, :func:`~integrity.domain.data.hour_bucket`) — into one
+  score, ip, device, cards kept)`` in game order and, within a game, in seat order (the
+  hour bucket of the game's end, :func:`~integrity.domain.data.hour_bucket`) — into one
   :class:`~integrity.domain.data.TableObs` per game and one
   :class:`~integrity.domain.data.SessionObs` per seat. A game's winners are the seats with
   the highest game score (ties included; every scoring of SPEC §3 is "higher is better").
@@ -27,11 +27,12 @@ is what runs.
 * :func:`audit` runs co-seating, point flow (:func:`pointflow_of`, co-seating's
   discoveries no strangers to each other), "better together" (:func:`together_of`, on
   co-seating's discoveries), the fed accounts (:func:`fed_of`, the groups co-seating found
-  queueing together), shared sessions (clusters and same-table links) and boosting
+  queueing together), the cards kept (:func:`kept_of`, on co-seating's discoveries), shared
+  sessions (clusters and same-table links) and boosting
   over a whole window with the parameters of :class:`AuditParams`, and soft play when the
   window's chances are given (co-seating's discoveries weigh more in its family). Given the
   window's history, boosting reads it as the owner's baseline, and point flow, "better
-  together" and the fed accounts as more games of the pairs the window puts in their
+  together", the fed accounts and the cards kept as more games of the pairs the window puts in their
   families: who queues or wins together is the window's finding, and the week before holds
   the same pairs' games together and apart (a pair that colludes this week has likely done
   so before, and a new one loses nothing; honest friends meet the tests' nulls in both
@@ -43,7 +44,7 @@ is what runs.
 Flag references (the keys of :attr:`AuditOutcome.flags`) are stable across runs of the
 same data: ``coseating:a|b``, ``pointflow:feeder>beneficiary``, ``sessions:a|b|…``,
 ``same_table:game:a|b:kind:identifier``, ``boosting:player``, ``softplay:actor>target``,
-``together:a|b``, ``fed:account``.
+``together:a|b``, ``fed:account``, ``kept:a|b``.
 """
 
 from __future__ import annotations
@@ -64,6 +65,7 @@ from integrity.domain.cases import Flag, Triage, propose_cases
 from integrity.domain.coseating import CoseatingResult, PairFlag, detect_coseating
 from integrity.domain.data import SessionObs, TableObs, trusted_table
 from integrity.domain.fed import FedFlag, FedResult, detect_fed
+from integrity.domain.kept import KeptFlag, KeptResult, detect_kept
 from integrity.domain.pointflow import FlowFlag, PointflowResult, detect_pointflow
 from integrity.domain.sessions import (
     DEFAULT_MAX_DEGREE,
@@ -87,6 +89,7 @@ __all__ = [
     "boosting_series",
     "fed_of",
     "flag_ref",
+    "kept_of",
     "observations",
     "outcome",
     "pointflow_of",
@@ -97,8 +100,8 @@ __all__ = [
 ]
 
 #: A seat row: game id, hour bucket of the game's end, player, hand points, game score,
-#: ip, device.
-SeatRow = tuple[str, int, str, int, int, str | None, str | None]
+#: ip, device, the number of cards kept.
+SeatRow = tuple[str, int, str, int, int, str | None, str | None, int]
 
 DetectorFlag = (
     PairFlag
@@ -109,6 +112,7 @@ DetectorFlag = (
     | SoftPlayFlag
     | TogetherFlag
     | FedFlag
+    | KeptFlag
 )
 
 #: No soft-play result: an in-memory audit given no chances (a window without move logs).
@@ -122,8 +126,8 @@ class AuditParams:
     #: The Benjamini-Hochberg level of co-seating, boosting and soft play.
     q: float = 0.01
     #: The level of the pair tests read from results (point flow, "better together", the
-    #: fed account): under the global null BH holds each family's chance of any flag on an
-    #: honest week to it.
+    #: fed account, the cards kept): under the global null BH holds each family's chance of
+    #: any flag on an honest week to it.
     pair_q: float = 0.01
     max_degree: int = DEFAULT_MAX_DEGREE
     min_games: int = 10
@@ -153,6 +157,7 @@ class AuditOutcome:
     softplay: SoftPlayResult
     together: TogetherResult
     fed: FedResult
+    kept: KeptResult
     triage: Triage
     tables: int
     seats: int
@@ -170,6 +175,7 @@ class Found:
     boosting: BoostingResult
     together: TogetherResult
     fed: FedResult
+    kept: KeptResult
     softplay: SoftPlayResult = NO_SOFTPLAY
 
 
@@ -189,6 +195,7 @@ def observations(rows: Iterable[SeatRow]) -> tuple[list[TableObs], list[SessionO
     players: list[str] = []
     hands: list[int] = []
     scores: list[int] = []
+    cards: list[int] = []
 
     def close() -> None:
         # A game with one seat left in the window (the others voided) is no table: nothing
@@ -198,22 +205,25 @@ def observations(rows: Iterable[SeatRow]) -> tuple[list[TableObs], list[SessionO
         best = max(scores)
         winners = tuple(i for i, score in enumerate(scores) if score == best)
         tables.append(
-            trusted_table((game, hour, tuple(players), tuple(hands), tuple(scores), winners))
+            trusted_table(
+                (game, hour, tuple(players), tuple(hands), tuple(scores), winners, tuple(cards))
+            )
         )
 
     # One object per distinct player, address and device (and per game, its id and hour):
     # the rows bring a new string per seat, and the audit keeps every seat.
     known: dict[str | None, str] = {}
     keep = known.setdefault
-    for game_id, hour_of, player, hand, score, ip, device in rows:
+    for game_id, hour_of, player, hand, score, ip, device, kept in rows:
         if game_id != game:
             close()
             game, hour = game_id, hour_of
-            players, hands, scores = [], [], []
+            players, hands, scores, cards = [], [], [], []
         player = keep(player, player)
         players.append(player)
         hands.append(hand)
         scores.append(score)
+        cards.append(kept)
         sessions.append(
             _session((game, player, keep(ip, ip or ""), keep(device, device or ""), hour))
         )
@@ -365,6 +375,16 @@ def fed_of(
     return detect_fed(tables, pairs, q=params.pair_q, min_shared_wins=params.min_shared_wins)
 
 
+def kept_of(
+    tables: Iterable[TableObs], coseating: CoseatingResult, params: AuditParams
+) -> KeptResult:
+    """Run the cards-kept test over the pairs co-seating discovered with
+    ``>= min_shared_wins`` tables together (``tables``: at least every game of their
+    players in the window and, when read, its history)."""
+    pairs = [f.players for f in coseating.flags if f.shared >= params.min_shared_wins]
+    return detect_kept(tables, pairs, q=params.pair_q, min_shared=params.min_shared_wins)
+
+
 def flag_ref(flag: DetectorFlag) -> str:
     """The stable reference of a detector's flag (see the module docstring)."""
     if isinstance(flag, PairFlag):
@@ -382,6 +402,8 @@ def flag_ref(flag: DetectorFlag) -> str:
         return f"together:{flag.players[0]}|{flag.players[1]}"
     if isinstance(flag, FedFlag):
         return f"fed:{flag.account}"
+    if isinstance(flag, KeptFlag):
+        return f"kept:{flag.players[0]}|{flag.players[1]}"
     return f"boosting:{flag.player}"
 
 
@@ -434,11 +456,14 @@ def audit(
     fed = fed_of(paired, coseating, params)
     seconds["fed"] = time.perf_counter() - started
     started = time.perf_counter()
+    kept = kept_of(paired, coseating, params)
+    seconds["kept"] = time.perf_counter() - started
+    started = time.perf_counter()
     shared = detect_sessions(sessions, max_degree=params.max_degree)
     seconds["sessions"] = time.perf_counter() - started
 
     return outcome(
-        Found(coseating, pointflow, shared, boosting, together, fed, softplay),
+        Found(coseating, pointflow, shared, boosting, together, fed, kept, softplay),
         tables=len(tables),
         seats=len(sessions),
         players=len({obs.player for obs in sessions}),
@@ -460,6 +485,7 @@ def outcome(
         *found.softplay.flags,
         *found.together.flags,
         *found.fed.flags,
+        *found.kept.flags,
     ]
     flags = {flag_ref(flag): flag for flag in every}
     started = time.perf_counter()
@@ -475,6 +501,7 @@ def outcome(
         softplay=found.softplay,
         together=found.together,
         fed=found.fed,
+        kept=found.kept,
         triage=triage,
         tables=tables,
         seats=seats,

@@ -11,13 +11,15 @@ flag reference:
   ``softplay`` (a partner spared the punishments dealt to everyone else, from move logs),
   ``boosting`` (one account's performance over time), ``together`` (a player's hands
   with the partner at the table against their other games), ``fed`` (the hands of the
-  accounts queued with one account in its wins);
+  accounts queued with one account in its wins), ``kept`` (the cards two partners kept at
+  their shared tables against their strengths);
 * links: ``sessions`` (devices and addresses).
 
 **Rule: evidence that someone benefited, not a count of families.** Players are related
 when a flag names them together; union-find over the flags' player sets gives the clusters
 of related players. A cluster opens a case only when it holds evidence that someone
-benefited: a behaviour signal of benefit (``pointflow``, ``softplay``, ``together``, ``fed``), a
+benefited: a behaviour signal of benefit (``pointflow``, ``softplay``, ``together``, ``fed``,
+``kept``), a
 near-conclusive event (two seats of one game on one *device*), or a strong ``boosting``
 flag (strength >= :data:`STRONG_BOOSTING`), which stands alone. Co-seating says only that
 players queue together, and a shared address (a household, even at one table) only that they live
@@ -56,12 +58,13 @@ __all__ = [
     "propose_cases",
 ]
 
-VERSION: Final = "cases-3"
+VERSION: Final = "cases-4"
 
 FAMILIES: Final = (
     "boosting",
     "coseating",
     "fed",
+    "kept",
     "pointflow",
     "sessions",
     "softplay",
@@ -69,7 +72,7 @@ FAMILIES: Final = (
 )
 
 #: The behaviour families whose flag is itself evidence that someone benefited.
-BENEFIT_FAMILIES: Final = frozenset({"fed", "pointflow", "softplay", "together"})
+BENEFIT_FAMILIES: Final = frozenset({"fed", "kept", "pointflow", "softplay", "together"})
 
 #: The families whose flags weigh in a case's score: the benefit families and boosting.
 EVIDENCE_FAMILIES: Final = BENEFIT_FAMILIES | {"boosting"}

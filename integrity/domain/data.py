@@ -4,7 +4,8 @@ each player's account session — IP address, device fingerprint — and timesta
 Plain, immutable records, so the detectors stay pure and are tested with stand-in data:
 
 * :class:`TableObs` — one game: its id, its hour bucket, the players in seat order, each
-  seat's hand points at the end, each seat's game score, and the winning seats.
+  seat's hand points at the end, each seat's game score, the winning seats and, when read,
+  the number of cards each seat kept (empty when not).
 * :class:`SessionObs` — one seat's session: game id, player, IP (``""`` when unknown),
   device fingerprint (``""`` when unknown), hour bucket.
 
@@ -42,6 +43,7 @@ class _TableFields(NamedTuple):
     hands: tuple[int, ...]
     scores: tuple[int, ...]
     winners: tuple[int, ...]
+    cards: tuple[int, ...] = ()
 
 
 class TableObs(_TableFields):
@@ -62,6 +64,7 @@ class TableObs(_TableFields):
         hands: tuple[int, ...],
         scores: tuple[int, ...],
         winners: tuple[int, ...],
+        cards: tuple[int, ...] = (),
     ) -> TableObs:
         seats = len(players)
         if seats < 2 or len(set(players)) != seats:
@@ -70,7 +73,9 @@ class TableObs(_TableFields):
             raise ValueError(f"{game_id}: hands and scores need one entry per seat")
         if not winners or any(not 0 <= w < seats for w in winners):
             raise ValueError(f"{game_id}: bad winner seats {winners}")
-        return tuple.__new__(cls, (game_id, hour, players, hands, scores, winners))
+        if cards and len(cards) != seats:
+            raise ValueError(f"{game_id}: cards need one entry per seat, or none")
+        return tuple.__new__(cls, (game_id, hour, players, hands, scores, winners, cards))
 
 
 def partners_of(pairs: Iterable[tuple[str, str]]) -> dict[str, frozenset[str]]:
@@ -83,10 +88,19 @@ def partners_of(pairs: Iterable[tuple[str, str]]) -> dict[str, frozenset[str]]:
 
 
 def trusted_table(
-    fields: tuple[str, int, tuple[str, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...]],
+    fields: tuple[
+        str,
+        int,
+        tuple[str, ...],
+        tuple[int, ...],
+        tuple[int, ...],
+        tuple[int, ...],
+        tuple[int, ...],
+    ],
 ) -> TableObs:
-    """A :class:`TableObs` from ``(game id, hour, players, hands, scores, winners)`` known to
-    be a valid game (the database's seats: one per player and game), without the checks."""
+    """A :class:`TableObs` from ``(game id, hour, players, hands, scores, winners, cards)``
+    known to be a valid game (the database's seats: one per player and game), without the
+    checks."""
     return tuple.__new__(TableObs, fields)
 
 

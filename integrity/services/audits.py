@@ -33,8 +33,8 @@ flags ... flags on related players group into cases").
      (:func:`~integrity.domain.softplay.softplay_from_counts`), the tables of the players
      point flow can test are loaded (:func:`~integrity.sql.window.tables_of`), with the same
      players' games of the ``history_days`` before the window, and point flow runs on them,
-     then "better together" and the fed-account test on the co-seating discoveries among
-     them (their players' games are all in those tables).
+     then "better together", the fed-account test and the cards kept on the co-seating
+     discoveries among them (their players' games are all in those tables).
 
    On the second connection meanwhile:
 
@@ -78,6 +78,7 @@ from integrity.domain.audit import (
     SeatRow,
     boosting_of,
     fed_of,
+    kept_of,
     observations,
     outcome,
     pointflow_of,
@@ -187,6 +188,7 @@ def _stats(found: AuditOutcome, seconds: dict[str, float]) -> dict[str, Any]:
         "softplay_family": found.softplay.family_size,
         "together_family": found.together.family_size,
         "fed_family": found.fed.family_size,
+        "kept_family": found.kept.family_size,
         "flags": {
             "coseating": len(found.coseating.flags),
             "pointflow": len(found.pointflow.flags),
@@ -196,6 +198,7 @@ def _stats(found: AuditOutcome, seconds: dict[str, float]) -> dict[str, Any]:
             "softplay": len(found.softplay.flags),
             "together": len(found.together.flags),
             "fed": len(found.fed.flags),
+            "kept": len(found.kept.flags),
         },
         "cases_proposed": len(found.triage.cases),
         "review": len(found.triage.review),
@@ -367,10 +370,20 @@ def _audit_in_sql(
         started = time.perf_counter()
         fed = fed_of(paired, counted.coseating, params)
         seconds["fed"] = time.perf_counter() - started
+        started = time.perf_counter()
+        kept = kept_of(paired, counted.coseating, params)
+        seconds["kept"] = time.perf_counter() - started
         job_progress(6, AUDIT_STEPS, "pointflow")
 
         found = Found(
-            counted.coseating, pointflow, counted.sessions, boosting, together, fed, softplay
+            counted.coseating,
+            pointflow,
+            counted.sessions,
+            boosting,
+            together,
+            fed,
+            kept,
+            softplay,
         )
         return outcome(
             found,

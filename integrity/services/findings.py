@@ -5,9 +5,9 @@ group into cases"), inside the audit run's write transaction
 **Flags.** One row per detector flag, except the near-conclusive same-table links, which
 are grouped into one row per (pair, kind, identifier) listing the games (each game still
 counts in the case score). ``score`` is the flag's strength (``-log10 q``; for links the
-weight the case builder gives them). The evidence of a point-flow, "better together" or
-fed-account flag holds the run's ``history_days``: its counts include the games of those
-days before the window (the reviewer's page says so).
+weight the case builder gives them). The evidence of a point-flow, "better together",
+fed-account or cards-kept flag holds the run's ``history_days``: its counts include the
+games of those days before the window (the reviewer's page says so).
 
 **Cases.** A proposal's key is its sorted player ids joined by ``|`` (a SHA-256 digest of it
 when longer than the column). An open case with that key is updated (score, families,
@@ -30,6 +30,7 @@ from integrity.domain.boosting import BoostFlag
 from integrity.domain.cases import NEAR_CONCLUSIVE_SCORE, CaseProposal
 from integrity.domain.coseating import PairFlag
 from integrity.domain.fed import FedFlag
+from integrity.domain.kept import KeptFlag
 from integrity.domain.pointflow import FlowFlag
 from integrity.domain.sessions import SameTableLink, SessionCluster
 from integrity.domain.softplay import SoftPlayFlag
@@ -56,6 +57,7 @@ def versions(outcome: AuditOutcome) -> dict[str, str]:
         "softplay": outcome.softplay.version,
         "together": outcome.together.version,
         "fed": outcome.fed.version,
+        "kept": outcome.kept.version,
         "cases": outcome.triage.version,
     }
 
@@ -217,6 +219,27 @@ def _fed_row(flag: FedFlag) -> dict[str, Any]:
     }
 
 
+def _kept_row(flag: KeptFlag) -> dict[str, Any]:
+    return {
+        "detector": Flag.Detector.KEPT,
+        "family": Flag.Family.BEHAVIOUR,
+        "player_keys": list(flag.players),
+        "statistic": flag.z,
+        "p_value": flag.p,
+        "q_value": flag.q,
+        "evidence": {
+            "feeder": flag.feeder,
+            "partner": flag.partner,
+            "games": flag.games,
+            "kept": flag.kept,
+            "expected": flag.expected,
+            "strengths": list(flag.strengths),
+            "shared": flag.shared,
+            "weight": flag.weight,
+        },
+    }
+
+
 #: The fields of a detector flag's row, by the flag's type.
 _ROWS: dict[type, Callable[[Any], dict[str, Any]]] = {
     PairFlag: _coseating_row,
@@ -226,12 +249,15 @@ _ROWS: dict[type, Callable[[Any], dict[str, Any]]] = {
     SoftPlayFlag: _softplay_row,
     TogetherFlag: _together_row,
     FedFlag: _fed_row,
+    KeptFlag: _kept_row,
 }
 
 
 #: The detectors that test the window's pairs on its history too
 #: (:func:`integrity.domain.audit.audit`).
-_PAIR_TESTS: Final = frozenset({Flag.Detector.POINTFLOW, Flag.Detector.TOGETHER, Flag.Detector.FED})
+_PAIR_TESTS: Final = frozenset(
+    {Flag.Detector.POINTFLOW, Flag.Detector.TOGETHER, Flag.Detector.FED, Flag.Detector.KEPT}
+)
 
 
 def flag_row(run: AuditRun, flag: DetectorFlag, detector_versions: Mapping[str, str]) -> Flag:

@@ -26,7 +26,7 @@ from typing import Any, TypeVar
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import BigIntegerField, Func
+from django.db.models import BigIntegerField, Func, IntegerField
 
 from core.domain.clock import TOUR_TZ
 from integrity.domain.audit import PlayerSeat, SeatRow
@@ -49,6 +49,14 @@ class _HourBucket(Func):
     output_field = BigIntegerField()
 
 
+class _CardCount(Func):
+    """The number of cards of a stored hand (its codes joined by spaces; ``''`` when
+    empty)."""
+
+    template = "cardinality(string_to_array(%(expressions)s, ' '))"
+    output_field = IntegerField()
+
+
 def audit_rows(
     *, window_start: datetime, window_end: datetime, event: Event | None = None
 ) -> Generator[SeatRow, None, None]:
@@ -67,8 +75,15 @@ def audit_rows(
         overlapping = Event.objects.filter(starts_at__lte=window_end, ends_at__gte=window_start)
         seats = seats.filter(event__in=overlapping)
     seats = seats.order_by("ended_at", "game_id", "seat")
-    rows = seats.annotate(hour=_HourBucket("ended_at")).values_list(
-        "game__record_id", "hour", "player__external_id", "hand_points", "score", "ip", "device"
+    rows = seats.annotate(hour=_HourBucket("ended_at"), cards=_CardCount("hand")).values_list(
+        "game__record_id",
+        "hour",
+        "player__external_id",
+        "hand_points",
+        "score",
+        "ip",
+        "device",
+        "cards",
     )
     return streamed(*rows.query.sql_with_params())
 
@@ -184,7 +199,8 @@ def audit_transaction() -> Iterator[None]:
 _TABLES_OF_SQL = """
     SELECT g.record_id,
            floor(extract(epoch from (s.ended_at AT TIME ZONE %(tz)s)) / 3600)::bigint,
-           x.external_id, s.hand_points, s.score, s.ip, s.device
+           x.external_id, s.hand_points, s.score, s.ip, s.device,
+           cardinality(string_to_array(s.hand, ' '))
     FROM tournaments_seat s
     JOIN tournaments_game g ON g.id = s.game_id
     JOIN accounts_player x ON x.id = s.player_id

@@ -25,9 +25,16 @@ from integrity.domain.sessions import detect_sessions
 from integrity.models import AuditRun, Flag
 from integrity.services import audits
 from integrity.services.audits import audit_event, day_window
-from integrity.simulation import Season
-from integrity.sql import audit_rows, coseating_sql, sessions_sql, streamed, window_players
-from tests.integrity.conftest import busiest, event_window
+from integrity.simulation import Season, simulate_season
+from integrity.sql import (
+    audit_rows,
+    coseating_sql,
+    sessions_sql,
+    streamed,
+    tables_of,
+    window_players,
+)
+from tests.integrity.conftest import SMALL_WEEK, busiest, event_window
 from tournaments.models import Event, Seat
 from tournaments.models import Season as SeasonRow
 
@@ -293,18 +300,28 @@ def test_the_database_audit_finds_what_the_in_memory_audit_finds(
     sql = audits._audit_in_sql(window, params, None)
 
     assert sql.flags == memory.flags
-    assert (sql.coseating, sql.pointflow, sql.sessions, sql.boosting, sql.together, sql.fed) == (
+    assert (
+        sql.coseating,
+        sql.pointflow,
+        sql.sessions,
+        sql.boosting,
+        sql.together,
+        sql.fed,
+        sql.kept,
+    ) == (
         memory.coseating,
         memory.pointflow,
         memory.sessions,
         memory.boosting,
         memory.together,
         memory.fed,
+        memory.kept,
     )
-    # "Better together" and the fed-account test tested the co-seating pairs from the tables
-    # the database loaded.
+    # "Better together", the fed-account test and the cards kept tested the co-seating pairs
+    # from the tables the database loaded.
     assert memory.together.family_size > 0
     assert memory.fed.family_size > 0
+    assert memory.kept.family_size > 0
     assert (sql.tables, sql.seats, sql.players) == (memory.tables, memory.seats, memory.players)
     assert memory.pointflow.flags
     assert booster in {flag.player for flag in memory.boosting.flags}
@@ -465,3 +482,21 @@ def test_a_stream_closed_mid_query_is_cancelled_and_the_connection_stays_usable(
         assert SeasonRow.objects.filter(pk=season.pk).exists()
     assert connection.connection.info.transaction_status == pq.TransactionStatus.IDLE
     assert SeasonRow.objects.get(pk=season.pk).name == "kept"
+
+
+def test_the_database_reads_the_cards_each_seat_kept(simulated: tuple[Season, Event]) -> None:
+    _, event = simulated
+    window = event_window(event)
+    kept = {
+        record["id"]: tuple(len(seat["hand"]) for seat in record["seats"])
+        for record in simulate_season(**SMALL_WEEK).records
+    }
+    tables, _ = observations(audit_rows(**window))
+    some = Player.objects.filter(external_id__in=tables[0].players).values_list("pk", flat=True)
+    loaded, _ = observations(tables_of(list(some), **window))
+
+    assert {t.game_id: t.cards for t in tables} == {t.game_id: kept[t.game_id] for t in tables}
+    assert {t.game_id: t.cards for t in loaded} == {t.game_id: kept[t.game_id] for t in loaded}
+    assert tables[0] in loaded
+    # An empty hand (a winner who went out) is 0 cards, not unknown.
+    assert sum(t.cards.count(0) for t in tables) == sum(c.count(0) for c in kept.values())

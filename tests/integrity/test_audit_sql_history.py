@@ -76,7 +76,12 @@ def test_the_database_reads_the_history_the_in_memory_audit_is_given(
     sql = audits._audit_in_sql(window, params, None)
 
     assert sql.boosting == memory.boosting
-    assert (sql.pointflow, sql.together, sql.fed) == (memory.pointflow, memory.together, memory.fed)
+    assert (sql.pointflow, sql.together, sql.fed, sql.kept) == (
+        memory.pointflow,
+        memory.together,
+        memory.fed,
+        memory.kept,
+    )
     assert sql.flags == memory.flags
     # Point flow, "better together" and the fed accounts test the window's pairs on both
     # weeks: the three feeders' shared wins grow by the week before's, and two pairs (three

@@ -72,6 +72,7 @@ def test_an_audit_of_ingested_simulated_games_finds_the_injected_farm(
         "softplay",
         "together",
         "fed",
+        "kept",
     }
     case = _case_with(set(farm))
     assert case is not None

@@ -105,5 +105,6 @@ def test_integrity_report_prints_how_near_a_missed_pair_came() -> None:
         stdout=out,
     )
     assert (
-        "    missed dump pair, 26 shared games; smallest q: pointflow 0.41, together -, fed 0.015\n"
+        "    missed dump pair, 26 shared games; smallest q: pointflow 0.41, together -, fed 0.015, "
+        "kept 0.9\n"
     ) in out.getvalue()

@@ -219,8 +219,8 @@ def test_a_quiet_season_reports_its_bound() -> None:
     )
     # The quiet pair wins about as often as the null expects (23 against 22.35); its hands
     # give it away to the bound, which knows how many cards each would keep, and no draw of
-    # the null comes near. The audit, which must learn that from their games apart, does
-    # not case it.
+    # the null comes near. The audit finds it by the cards kept: in the 17 games both lost,
+    # the feeder kept 5.6 cards more than the partner where their strengths say 1.3.
     quiet = [b for b in run.bounds if b.model == "quiet"]
     assert [(b.shared, b.games, b.wins, round(b.expected, 2), b.p) for b in quiet] == [
         (49, 49, 23, 22.35, 1 / (DRAWS + 1))
@@ -230,4 +230,20 @@ def test_a_quiet_season_reports_its_bound() -> None:
         "eligible": 1,
         "found": {"0.001": 1, "0.0001": 1},
     }
-    assert figures["pairs"]["by_model"]["quiet"]["found"] == 0
+    assert figures["pairs"]["by_model"]["quiet"]["found"] == 1
+    kept = {flag.players: flag for flag in run.outcome.kept.flags}
+    flag = kept[("p0000071", "p0000107")]
+    assert (flag.feeder, flag.partner, flag.games, flag.shared) == (
+        "p0000071",
+        "p0000107",
+        17,
+        49,
+    )
+    assert (round(flag.kept, 2), round(flag.expected, 2)) == (5.65, 1.27)
+    assert flag.q <= AuditParams().pair_q
+    assert figures["detectors"]["kept"] == {
+        "flags": 2,
+        "false": 0,
+        "fdp": 0.0,
+        "family_size": 3,
+    }

@@ -54,6 +54,7 @@ def test_a_small_report() -> None:
         "boosting": 0,
         "together": 0,
         "fed": 0,
+        "kept": 0,
     }
     # The honest twin: no statistical flag at all; household links still open link cases.
     assert {name: d["flags"] for name, d in honest["detectors"].items() if "flags" in d} == {
@@ -62,6 +63,7 @@ def test_a_small_report() -> None:
         "boosting": 0,
         "together": 0,
         "fed": 0,
+        "kept": 0,
     }
     assert (honest["cases"]["total"], honest["cases"]["review_queue"]) == (0, 19)
     assert figures["params"] == {
@@ -114,10 +116,11 @@ def test_a_missed_pair_shows_how_near_each_pair_test_came() -> None:
     assert pairs["not_cased_shared_games"] == [26]
     [miss] = pairs["near_misses"]
     assert (miss["model"], miss["shared_games"]) == ("dump", 26)
-    # Point flow tested the feeder and the fed-account test his group; "better together"
-    # gave no q below 1. Both came short of the audit's level of 0.01.
+    # Point flow tested the feeder, the fed-account test his group and the cards kept the
+    # pair; "better together" gave no q below 1. All came short of the audit's level of 0.01.
     assert miss["q"] == {
         "pointflow": pytest.approx(0.40793213, rel=1e-6),
         "fed": pytest.approx(0.01501079, rel=1e-6),
+        "kept": pytest.approx(0.90463542, rel=1e-6),
     }
     assert min(miss["q"].values()) > AuditParams().pair_q

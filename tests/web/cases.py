@@ -169,6 +169,21 @@ FED = {
     "losers_apart": 70.0,
 }
 
+#: A cards-kept flag of 黑土 (``h``, the feeder) and 白雪 (``b``), its evidence as the flag
+#: row stores it: in the 17 games both lost, 黑土 kept 5.6 cards more than 白雪 where
+#: their strengths say 1.3, the week before the window included.
+KEPT = {
+    "feeder": "h",
+    "partner": "b",
+    "games": 17,
+    "kept": 5.647,
+    "expected": 1.272,
+    "strengths": [-0.456, 1.028],
+    "shared": 49,
+    "weight": 1.105,
+    "history_days": 7,
+}
+
 #: A boosting flag of 白雪 (``b``), its evidence as the flag row stores it: a hired player
 #: from her 4th game of the week (new device and address range), after 38 games of hers the
 #: week before (boosting's history).

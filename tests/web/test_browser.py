@@ -15,7 +15,7 @@ import pytest
 from django.conf import settings
 
 from accounts.models import Player, User
-from tests.web.cases import BOOSTED, FED, RANK_FLOW, Farm
+from tests.web.cases import BOOSTED, FED, KEPT, RANK_FLOW, Farm
 from tests.web.tour import Tour, build_tour
 from titles.models import TitleTerm
 
@@ -960,6 +960,35 @@ def test_a_reviewer_reads_a_fed_account_against_the_others_wins(
     ]
     no_blocking_violations(driver)
     shoot(driver, "review-case-fed", at=".flag-fed")
+
+
+def test_a_reviewer_reads_the_cards_a_feeder_kept_for_his_partner(
+    transactional_db: Any, live_server: Any, driver: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cards-kept flag on the farm's case says who kept how many cards more than whom in
+    the games both lost, against what their strengths say, and how that is read."""
+    from integrity.models import Flag
+
+    read_flag_on_the_case(
+        driver,
+        live_server,
+        monkeypatch,
+        Flag.Detector.KEPT,
+        version="kept-1",
+        statistic=4.44,
+        p_value=8.8e-6,
+        q_value=2.4e-5,
+        evidence=KEPT,
+    )
+    assert (
+        "黑土与白雪同桌都没出完的 17 局里，黑土平均比白雪多剩 5.6 张牌；按两人的实力只该多 1.3 张"
+        "（q = 2.4×10⁻⁵）" in [e.text for e in css_all(driver, ".flag-headline")]
+    )
+    assert texts(driver, ".flag-kept .flag-details li")[-1:] == [
+        "以上局数包括审计窗口之前 7 天里的对局。",
+    ]
+    no_blocking_violations(driver)
+    shoot(driver, "review-case-kept", at=".flag-kept")
 
 
 def test_a_reviewer_reads_a_boosting_flag_against_the_week_before(

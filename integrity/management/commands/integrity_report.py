@@ -180,7 +180,7 @@ class Command(BaseCommand):
                         "smallest q: "
                         + ", ".join(
                             f"{test} {_q(miss['q'].get(test))}"
-                            for test in ("pointflow", "together", "fed")
+                            for test in ("pointflow", "together", "fed", "kept")
                         )
                     )
             self._boosters(f["boosters"])
@@ -192,7 +192,15 @@ class Command(BaseCommand):
                 f"true {c['lowest_true_score']}, highest false {c['highest_false_score']}; "
                 f"review queue {c['review_queue']} flags"
             )
-            for detector in ("coseating", "pointflow", "boosting", "together", "fed", "softplay"):
+            for detector in (
+                "coseating",
+                "pointflow",
+                "boosting",
+                "together",
+                "fed",
+                "kept",
+                "softplay",
+            ):
                 if detector not in f["detectors"]:
                     continue
                 d = f["detectors"][detector]

@@ -22,9 +22,9 @@ from .sim import honest_tables, seat_together
 
 def test_a_game_with_one_seat_left_is_no_table_but_its_session_counts() -> None:
     rows = [
-        ("g1", 450_000, "a", 0, 30, "203.0.113.1", "d-1"),
-        ("g1", 450_000, "b", 30, -30, "203.0.113.2", "d-2"),
-        ("g2", 450_001, "c", 7, 0, "203.0.113.3", "d-3"),
+        ("g1", 450_000, "a", 0, 30, "203.0.113.1", "d-1", 0),
+        ("g1", 450_000, "b", 30, -30, "203.0.113.2", "d-2", 2),
+        ("g2", 450_001, "c", 7, 0, "203.0.113.3", "d-3", 1),
     ]
 
     tables, sessions = observations(rows)
@@ -35,18 +35,26 @@ def test_a_game_with_one_seat_left_is_no_table_but_its_session_counts() -> None:
 
 def test_rows_become_tables_and_sessions() -> None:
     rows = [
-        ("g1", 450_000, "a", 0, 92, "203.0.113.1", "d-1"),
-        ("g1", 450_000, "b", 12, -12, None, ""),
-        ("g1", 450_000, "c", 30, -30, "203.0.113.3", None),
-        ("g1", 450_000, "d", 50, -50, "203.0.113.4", "d-4"),
-        ("g2", 450_001, "b", 5, 15, "203.0.113.2", "d-2"),
-        ("g2", 450_001, "a", 5, 15, "203.0.113.1", "d-1"),
-        ("g2", 450_001, "c", 20, -20, "203.0.113.3", "d-3"),
+        ("g1", 450_000, "a", 0, 92, "203.0.113.1", "d-1", 0),
+        ("g1", 450_000, "b", 12, -12, None, "", 2),
+        ("g1", 450_000, "c", 30, -30, "203.0.113.3", None, 3),
+        ("g1", 450_000, "d", 50, -50, "203.0.113.4", "d-4", 1),
+        ("g2", 450_001, "b", 5, 15, "203.0.113.2", "d-2", 1),
+        ("g2", 450_001, "a", 5, 15, "203.0.113.1", "d-1", 1),
+        ("g2", 450_001, "c", 20, -20, "203.0.113.3", "d-3", 2),
     ]
     tables, sessions = observations(rows)
     assert tables == [
-        TableObs("g1", 450_000, ("a", "b", "c", "d"), (0, 12, 30, 50), (92, -12, -30, -50), (0,)),
-        TableObs("g2", 450_001, ("b", "a", "c"), (5, 5, 20), (15, 15, -20), (0, 1)),
+        TableObs(
+            "g1",
+            450_000,
+            ("a", "b", "c", "d"),
+            (0, 12, 30, 50),
+            (92, -12, -30, -50),
+            (0,),
+            (0, 2, 3, 1),
+        ),
+        TableObs("g2", 450_001, ("b", "a", "c"), (5, 5, 20), (15, 15, -20), (0, 1), (1, 1, 2)),
     ]
     assert sessions[1] == SessionObs("g1", "b", "", "", 450_000)
     assert sessions[2] == SessionObs("g1", "c", "203.0.113.3", "", 450_000)
@@ -60,7 +68,7 @@ def test_each_player_address_device_and_game_id_is_kept_once() -> None:
         return (value + " ")[:-1]
 
     def row(game: str, player: str, ip: str, device: str) -> SeatRow:
-        return (fresh(game), 450_000, fresh(player), 0, 0, fresh(ip), fresh(device))
+        return (fresh(game), 450_000, fresh(player), 0, 0, fresh(ip), fresh(device), 0)
 
     rows = [
         row("g-1", "p-a", "203.0.113.1", "d-1"),
@@ -120,6 +128,7 @@ def test_one_audit_over_a_farm() -> None:
         "boosting",
         "together",
         "fed",
+        "kept",
         "cases",
     }
 

@@ -50,7 +50,7 @@ def test_a_benefit_signal_opens_a_case_with_what_relates_the_players() -> None:
         "co-2": pair_flag("x", "y", 1e-4),
     }
     triage = propose_cases(flags)
-    assert triage.version == VERSION == "cases-3"
+    assert triage.version == VERSION == "cases-4"
     [case] = triage.cases
     assert case == CaseProposal(
         players=("a", "b"),
@@ -123,6 +123,23 @@ def test_a_fed_account_opens_a_case_over_the_farm_co_seating_found() -> None:
     )
     assert case.score == pytest.approx(3.0)
     assert triage.review == ()
+
+
+def test_cards_kept_open_a_case_over_the_pair_co_seating_found() -> None:
+    flags: dict[str, Flag] = {
+        "co-1": pair_flag("p", "f", 1e-8),
+        "kept-1": Stub("kept", ("f", "p"), 2.5),
+        "co-2": pair_flag("x", "y", 1e-8),
+    }
+    triage = propose_cases(flags)
+    [case] = triage.cases
+    assert (case.players, case.families, case.reason) == (
+        ("f", "p"),
+        ("coseating", "kept"),
+        "benefit: kept; with coseating",
+    )
+    assert case.score == pytest.approx(2.5)
+    assert triage.review == ("co-2",)
 
 
 @pytest.mark.parametrize(("strength", "cased"), [(1.9, False), (2.0, True)])

@@ -1,0 +1,254 @@
+"""Cards kept: one of a pair holds the other's cards (串谋) (SPEC §7).
+
+A feeder can help without letting the partner go out: when the partner cannot win, the
+feeder takes cards off him (passes him colours, draws for him), so the partner loses with
+fewer cards and the feeder with more. Nobody wins more, so point flow and the wins of
+"better together" see nothing, and the hands of "better together" need the partner's games
+apart, which a pair that plays mostly together lacks. This test compares the two players
+with each other at their shared tables, against what their strengths say.
+
+**Data.** :class:`~integrity.domain.data.TableObs` with the cards each seat kept, of the
+window and its history: at least every game of the tested pairs' players. Only the games
+with one of them at the table are read (the database audit loads exactly those).
+
+**Strength.** Each player's strength ``t`` (log of Luce's ``θ``) from his *decided* games
+against the *strangers* at his tables (everyone but his co-seating partners), as "better
+together" reads them: he won and no stranger did, or a stranger won and he did not; a game
+with ``k`` strangers he wins with probability ``θ / (θ + k)``. The maximum-likelihood
+estimate with half a win and half a loss against one stranger added (finite for a player
+who always or never wins), and its standard error from the Fisher information.
+
+**Card law.** Two losers of one game who do not queue together: the difference of their
+cards kept, ``D = cards_i - cards_j``, has mean ``β · (t_i - t_j)`` (a stronger player ends
+with fewer cards) and variance ``σ²``: ``β`` by least squares through 0 and ``σ²`` the mean
+squared residual, over every such pair of losers whose players both have
+``>= MIN_DECIDED`` decided games. Both are read from the week, not assumed.
+
+**Statistic.** For a pair ``{x, y}``, the ``n`` games together that both lost (neither
+among the winners): ``S = Σ (D - β · Δt)`` with ``D = cards_x - cards_y`` and
+``Δt = t_x - t_y``, and ``z = S / sqrt(n σ² + (n β se)²)``, ``se² = se_x² + se_y²`` (the
+strengths' error is common to the ``n`` games). Two-sided normal p-value: either may be the
+feeder.
+
+**Null.** Friends who queue together keep cards as two losers who do not: given their
+strengths, the difference of their cards follows the week's law.
+
+**Family (opportunity).** The pairs co-seating discovered with ``>= min_shared`` tables
+together, ``>= min_shared`` of them both lost, and both players with ``>= MIN_DECIDED``
+decided games: counts, never cards. Weighted Benjamini–Hochberg at ``q`` with the weights of
+"better together" (the pair's tables together over their mean in the family: a count of
+seats fixed before any outcome is read). **False-positive control:** the FDR of the flagged
+pairs at ``q``, under the null above.
+
+**Evidence:** the games both lost, the mean difference of the cards kept against its
+expectation, the two strengths, ``β`` and ``σ²``; the player who kept more (the feeder)
+and the one who kept fewer. Flags are ordered by ``p / w``, then by players.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from typing import ClassVar, Final
+
+from integrity.domain.data import TableObs, partners_of
+from integrity.domain.stats import bh_log_qvalues, log_normal_sf
+
+__all__ = ["MIN_DECIDED", "VERSION", "CardLaw", "KeptFlag", "KeptResult", "detect_kept"]
+
+VERSION: Final = "kept-1"
+
+#: The decided games a player needs for his strength to enter the card law or a test.
+MIN_DECIDED: Final = 10
+
+_LOG10: Final = math.log(10.0)
+
+
+@dataclass(frozen=True, slots=True)
+class CardLaw:
+    """How two losers who do not queue together split their cards: ``D`` has mean
+    ``beta · Δt`` and variance ``variance``, fitted on ``losers`` pairs of losers."""
+
+    beta: float
+    variance: float
+    losers: int
+
+
+@dataclass(frozen=True, slots=True)
+class KeptFlag:
+    """A pair whose cards kept at their shared tables differ from what their strengths say:
+    ``feeder`` kept more than ``partner``; ``games`` both lost, ``kept`` the mean of
+    ``cards_feeder - cards_partner`` over them and ``expected`` its mean under the law;
+    ``strengths`` in the order of ``players``; ``shared`` the tables together and
+    ``weight`` the weighted-BH weight; ``strength`` is ``-log10 q``."""
+
+    family: ClassVar[str] = "kept"
+    near_conclusive: ClassVar[bool] = False
+
+    players: tuple[str, str]
+    feeder: str
+    partner: str
+    games: int
+    kept: float
+    expected: float
+    strengths: tuple[float, float]
+    z: float
+    shared: int
+    weight: float
+    p: float
+    q: float
+    strength: float
+
+
+@dataclass(frozen=True, slots=True)
+class KeptResult:
+    """The discoveries, the family they were controlled over and the card law."""
+
+    flags: tuple[KeptFlag, ...]
+    family_size: int
+    law: CardLaw | None
+    version: str = VERSION
+
+
+#: Per player, per number of strangers: [wins, decided games].
+_Record = dict[int, list[int]]
+
+
+def strength(record: _Record) -> tuple[float, float]:
+    """Luce's log strength and its standard error (module docstring) from a player's
+    decided games, by number of strangers."""
+    games = [(k, won, n) for k, (won, n) in record.items()] + [(1, 0.5, 1)]
+    t = 0.0
+    for _ in range(100):
+        theta = math.exp(t)
+        score = math.fsum(won - n * theta / (theta + k) for k, won, n in games)
+        info = math.fsum(n * theta * k / (theta + k) ** 2 for k, won, n in games)
+        step = score / info
+        t += max(-1.0, min(1.0, step))
+        if abs(step) < 1e-12:
+            break
+    theta = math.exp(t)
+    info = math.fsum(n * theta * k / (theta + k) ** 2 for k, _, n in games)
+    return t, 1.0 / math.sqrt(info)
+
+
+def _records(tables: Sequence[TableObs], partners: dict[str, frozenset[str]]) -> dict[str, _Record]:
+    """Every player's decided games against the strangers (module docstring)."""
+    records: dict[str, _Record] = defaultdict(dict)
+    for table in tables:
+        for seat, player in enumerate(table.players):
+            known = partners.get(player, frozenset())
+            strangers = [k for k, p in enumerate(table.players) if k != seat and p not in known]
+            if not strangers:
+                continue
+            won = seat in table.winners
+            beaten = any(k in table.winners for k in strangers)
+            if won == beaten:
+                continue  # co-winners, or a partner won: not decided
+            cell = records[player].setdefault(len(strangers), [0, 0])
+            cell[0] += won
+            cell[1] += 1
+    return records
+
+
+def _law(
+    tables: Sequence[TableObs],
+    partners: dict[str, frozenset[str]],
+    strengths: dict[str, tuple[float, float]],
+) -> CardLaw | None:
+    """The card law (module docstring) from the pairs of losers who do not queue together."""
+    pairs: list[tuple[float, int]] = []
+    for table in tables:
+        losers = [
+            k
+            for k, p in enumerate(table.players)
+            if k not in table.winners and p in strengths and table.cards
+        ]
+        for a, i in enumerate(losers):
+            pi = table.players[i]
+            for j in losers[a + 1 :]:
+                pj = table.players[j]
+                if pj not in partners.get(pi, ()):
+                    difference = table.cards[i] - table.cards[j]
+                    pairs.append((strengths[pi][0] - strengths[pj][0], difference))
+    sxx = math.fsum(dt * dt for dt, _ in pairs)
+    if len(pairs) < 2 or not sxx:
+        return None
+    beta = math.fsum(dt * d for dt, d in pairs) / sxx
+    variance = math.fsum((d - beta * dt) ** 2 for dt, d in pairs) / (len(pairs) - 1)
+    return CardLaw(beta, variance, len(pairs))
+
+
+def detect_kept(
+    tables: Iterable[TableObs],
+    pairs: Iterable[tuple[str, str]],
+    *,
+    q: float = 0.01,
+    min_shared: int = 5,
+) -> KeptResult:
+    """Test each pair (see the module docstring) and flag at weighted BH ``q``."""
+    chosen = sorted({(min(a, b), max(a, b)) for a, b in pairs})
+    partners = partners_of(chosen)
+    read = [t for t in tables if t.cards and not partners.keys().isdisjoint(t.players)]
+    strengths = {
+        player: strength(record)
+        for player, record in _records(read, partners).items()
+        if sum(n for _, n in record.values()) >= MIN_DECIDED
+    }
+    law = _law(read, partners, strengths)
+    if law is None:
+        return KeptResult((), 0, None)
+    together: dict[tuple[str, str], list[TableObs]] = defaultdict(list)
+    for table in read:
+        seated = set(table.players)
+        for a in seated:
+            for b in partners.get(a, ()):
+                if a < b and b in seated:
+                    together[(a, b)].append(table)
+    tested: list[tuple[float, KeptFlag]] = []
+    for a, b in chosen:
+        shared = together[(a, b)]
+        if len(shared) < min_shared or a not in strengths or b not in strengths:
+            continue
+        kept = []
+        for table in shared:
+            i, j = table.players.index(a), table.players.index(b)
+            if i not in table.winners and j not in table.winners:
+                kept.append(table.cards[i] - table.cards[j])
+        n = len(kept)
+        if n < min_shared:
+            continue
+        (ta, sa), (tb, sb) = strengths[a], strengths[b]
+        expected = law.beta * (ta - tb)
+        spread = math.sqrt(n * law.variance + (n * law.beta) ** 2 * (sa * sa + sb * sb))
+        z = (math.fsum(kept) - n * expected) / spread
+        log_p = min(0.0, math.log(2.0) + log_normal_sf(abs(z)))
+        feeder, partner, sign = (a, b, 1.0) if z >= 0 else (b, a, -1.0)
+        flag = KeptFlag(
+            (a, b),
+            feeder,
+            partner,
+            n,
+            sign * math.fsum(kept) / n,
+            sign * expected,
+            (ta, tb),
+            abs(z),
+            len(shared),
+            1.0,
+            math.exp(log_p),
+            1.0,
+            0.0,
+        )
+        tested.append((log_p, flag))
+    mean = math.fsum(flag.shared for _, flag in tested) / len(tested) if tested else 1.0
+    weighted = [(log_p - math.log(flag.shared / mean), flag) for log_p, flag in tested]
+    log_q = bh_log_qvalues([log_pw for log_pw, _ in weighted])
+    found = [
+        (log_pw, replace(flag, weight=flag.shared / mean, q=math.exp(lq), strength=-lq / _LOG10))
+        for (log_pw, flag), lq in zip(weighted, log_q, strict=True)
+        if lq <= math.log(q)
+    ]
+    found.sort(key=lambda item: (item[0], item[1].players))
+    return KeptResult(tuple(flag for _, flag in found), len(tested), law)

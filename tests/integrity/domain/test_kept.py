@@ -1,0 +1,154 @@
+"""Cards kept (issue 28): integrity/domain/kept.py."""
+
+import math
+import random
+
+import pytest
+
+from integrity.domain.data import TableObs
+from integrity.domain.kept import MIN_DECIDED, _law, detect_kept, strength
+
+
+def test_the_strength_solves_luces_likelihood() -> None:
+    # 3 wins in 6 games against one stranger, with half a win and half a loss: theta = 1.
+    t, se = strength({1: [3, 6]})
+    assert t == pytest.approx(0.0, abs=1e-12)
+    assert se == pytest.approx(1 / math.sqrt(7 / 4), rel=1e-12)
+
+    record = {3: [2, 8], 1: [1, 2]}
+    t, se = strength(record)
+    theta = math.exp(t)
+    expected_wins = 8 * theta / (theta + 3) + 2 * theta / (theta + 1) + theta / (theta + 1)
+    assert expected_wins == pytest.approx(2 + 1 + 0.5, rel=1e-12)
+    info = 8 * 3 * theta / (theta + 3) ** 2 + 3 * theta / (theta + 1) ** 2
+    assert se == pytest.approx(1 / math.sqrt(info), rel=1e-12)
+
+    always, _ = strength({3: [20, 20]})  # finite for a player who always wins
+    assert 3 < always < 10
+
+
+def test_the_card_law_is_fitted_on_losers_who_do_not_queue_together() -> None:
+    strengths = {"a": (1.0, 0.1), "b": (0.0, 0.1), "c": (-1.0, 0.1), "d": (0.5, 0.1)}
+    partners = {"a": frozenset({"d"}), "d": frozenset({"a"})}
+    tables = [
+        # d won: (a, b) dt 1, D -2; (a, c) dt 2, D -4; (b, c) dt 1, D -2
+        TableObs(
+            "g1", 0, ("a", "b", "c", "d"), (5, 15, 25, 0), (45, -15, -25, 0), (3,), (1, 3, 5, 0)
+        ),
+        # a won: (b, c) dt 1, D 0; d and b: dt 0.5, D 3; d and c: dt 1.5, D 3
+        TableObs(
+            "g2", 0, ("a", "b", "c", "d"), (0, 8, 8, 11), (27, -8, -8, -11), (0,), (0, 4, 4, 7)
+        ),
+        # a and d queue together: (a, d) is no pair of the law; (b, x): x has no strength
+        TableObs("g3", 0, ("a", "d", "b", "x"), (9, 6, 0, 3), (-9, -6, 18, -3), (2,), (3, 2, 0, 1)),
+        TableObs("g4", 0, ("a", "b"), (0, 9), (9, -9), (0,)),  # no cards read: not in the law
+    ]
+    pairs = [(1.0, -2), (2.0, -4), (1.0, -2), (1.0, 0), (0.5, 3), (1.5, 3)]
+    beta = sum(dt * d for dt, d in pairs) / sum(dt * dt for dt, _ in pairs)
+    variance = sum((d - beta * dt) ** 2 for dt, d in pairs) / (len(pairs) - 1)
+
+    law = _law(tables, partners, strengths)
+
+    assert law is not None
+    assert law.losers == 6
+    assert law.beta == pytest.approx(beta, rel=1e-12)
+    assert law.variance == pytest.approx(variance, rel=1e-12)
+
+
+def _week(seed: int, *, quiet: bool) -> tuple[list[TableObs], list[tuple[str, str]], int]:
+    """A seeded week of 4-seat tables: Luce's winner at each player's skill, a loser's cards
+    by skill; the pairs who queue together (p000 with p001, feeder p001, sit together in a
+    quarter of the games; five honest pairs in a tenth each). ``quiet``: when p000 does not
+    win, p001 (losing too) takes half of his cards. With the games p000 and p001 both lost."""
+    rng = random.Random(seed)
+    names = [f"p{i:03d}" for i in range(120)]
+    skill = {name: rng.gauss(0.0, 1.0) for name in names}
+    pairs = [("p000", "p001")] + [(names[2 * k + 2], names[2 * k + 3]) for k in range(5)]
+    tables: list[TableObs] = []
+    both_lost = 0
+    for g in range(1600):
+        share = 0.25 if g % 4 == 0 else 0.1
+        pair = pairs[0] if g % 4 == 0 else pairs[1 + g % 5]
+        seated = list(pair) if rng.random() < share * 4 else []
+        while len(seated) < 4:
+            name = rng.choice(names)
+            if name not in seated:
+                seated.append(name)
+        rng.shuffle(seated)
+        weights = [math.exp(skill[name]) for name in seated]
+        winner = rng.choices(range(4), weights)[0]
+        cards = [
+            0 if k == winner else min(12, max(1, round(rng.gauss(6.5 - 1.5 * skill[name], 3.0))))
+            for k, name in enumerate(seated)
+        ]
+        if "p000" in seated and "p001" in seated:
+            fed, feeder = seated.index("p000"), seated.index("p001")
+            if winner not in (fed, feeder):
+                both_lost += 1
+                if quiet:
+                    half = cards[fed] // 2
+                    cards[fed] -= half
+                    cards[feeder] += half
+        hands = tuple(5 * c for c in cards)
+        scores = tuple(sum(hands) if k == winner else -h for k, h in enumerate(hands))
+        tables.append(TableObs(f"g{g}", 0, tuple(seated), hands, scores, (winner,), tuple(cards)))
+    return tables, pairs, both_lost
+
+
+def test_a_feeder_who_takes_the_partners_cards_is_found() -> None:
+    tables, pairs, both_lost = _week(5, quiet=True)
+
+    result = detect_kept(tables, pairs, q=0.01, min_shared=5)
+
+    assert result.family_size == 6
+    assert [flag.players for flag in result.flags] == [("p000", "p001")]
+    flag = result.flags[0]
+    assert (flag.feeder, flag.partner) == ("p001", "p000")
+    assert flag.games == both_lost
+    assert flag.kept > flag.expected + 3
+    assert flag.q <= 0.01
+    assert flag.strength == pytest.approx(-math.log10(flag.q))
+
+
+def test_honest_friends_keep_cards_as_strangers_do() -> None:
+    tables, pairs, _ = _week(5, quiet=False)
+
+    result = detect_kept(tables, pairs, q=0.01, min_shared=5)
+
+    assert result.family_size == 6
+    assert result.flags == ()
+    assert result.law is not None
+    # a stronger loser keeps fewer cards: about 1.5 a unit of skill, less the strengths'
+    # noise and the cards' floor and ceiling
+    assert -1.5 < result.law.beta < -0.5
+
+
+def test_without_the_cards_nothing_is_tested() -> None:
+    tables, pairs, _ = _week(5, quiet=True)
+    bare = [TableObs(t.game_id, t.hour, t.players, t.hands, t.scores, t.winners) for t in tables]
+
+    result = detect_kept(bare, pairs)
+
+    assert (result.flags, result.family_size, result.law) == ((), 0, None)
+
+
+def test_a_player_with_few_decided_games_is_not_tested() -> None:
+    tables, pairs, _ = _week(5, quiet=True)
+    # p000's first games only: fewer decided games than MIN_DECIDED
+    kept, seen = [], 0
+    for table in tables:
+        if "p000" in table.players:
+            seen += 1
+            if seen > MIN_DECIDED - 1:
+                continue
+        kept.append(table)
+
+    result = detect_kept(kept, pairs)
+
+    assert result.family_size == 5
+    assert all("p000" not in flag.players for flag in result.flags)
+
+
+def test_cards_need_one_entry_per_seat() -> None:
+    with pytest.raises(ValueError, match="g1: cards need one entry per seat"):
+        TableObs("g1", 0, ("a", "b"), (0, 9), (9, -9), (0,), (0,))
