@@ -348,6 +348,12 @@ def pointflow_of(
     )
 
 
+def _sharing(coseating: CoseatingResult, params: AuditParams) -> list[tuple[str, str]]:
+    """The pairs co-seating discovered with ``>= min_shared_wins`` tables together: the
+    families of the pair tests on co-seating's discoveries."""
+    return [f.players for f in coseating.flags if f.shared >= params.min_shared_wins]
+
+
 def together_of(
     tables: Iterable[TableObs], coseating: CoseatingResult, params: AuditParams
 ) -> TogetherResult:
@@ -355,7 +361,7 @@ def together_of(
     ``>= min_shared_wins`` tables together (``tables``: at least every game of their
     players in the window and, when read, its history), each player tested with as many
     games apart."""
-    pairs = [f.players for f in coseating.flags if f.shared >= params.min_shared_wins]
+    pairs = _sharing(coseating, params)
     return detect_together(
         tables,
         pairs,
@@ -371,7 +377,7 @@ def fed_of(
     """Run the fed-account test over the groups of the pairs co-seating discovered with
     ``>= min_shared_wins`` tables together (``tables``: at least every game of their
     players in the window and, when read, its history)."""
-    pairs = [f.players for f in coseating.flags if f.shared >= params.min_shared_wins]
+    pairs = _sharing(coseating, params)
     return detect_fed(tables, pairs, q=params.pair_q, min_shared_wins=params.min_shared_wins)
 
 
@@ -381,7 +387,7 @@ def kept_of(
     """Run the cards-kept test over the pairs co-seating discovered with
     ``>= min_shared_wins`` tables together (``tables``: at least every game of their
     players in the window and, when read, its history)."""
-    pairs = [f.players for f in coseating.flags if f.shared >= params.min_shared_wins]
+    pairs = _sharing(coseating, params)
     return detect_kept(tables, pairs, q=params.pair_q, min_shared=params.min_shared_wins)
 
 

@@ -50,11 +50,12 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import ClassVar, Final
 
 from integrity.domain.data import TableObs, partners_of
-from integrity.domain.stats import bh_log_qvalues, log_normal_sf
+from integrity.domain.stats import log_normal_sf
+from integrity.domain.together import shared_bh
 
 __all__ = ["MIN_DECIDED", "VERSION", "CardLaw", "KeptFlag", "KeptResult", "detect_kept"]
 
@@ -62,8 +63,6 @@ VERSION: Final = "kept-1"
 
 #: The decided games a player needs for his strength to enter the card law or a test.
 MIN_DECIDED: Final = 10
-
-_LOG10: Final = math.log(10.0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,13 +241,4 @@ def detect_kept(
             0.0,
         )
         tested.append((log_p, flag))
-    mean = math.fsum(flag.shared for _, flag in tested) / len(tested) if tested else 1.0
-    weighted = [(log_p - math.log(flag.shared / mean), flag) for log_p, flag in tested]
-    log_q = bh_log_qvalues([log_pw for log_pw, _ in weighted])
-    found = [
-        (log_pw, replace(flag, weight=flag.shared / mean, q=math.exp(lq), strength=-lq / _LOG10))
-        for (log_pw, flag), lq in zip(weighted, log_q, strict=True)
-        if lq <= math.log(q)
-    ]
-    found.sort(key=lambda item: (item[0], item[1].players))
-    return KeptResult(tuple(flag for _, flag in found), len(tested), law)
+    return KeptResult(tuple(shared_bh(tested, q)), len(tested), law)

@@ -70,7 +70,7 @@ import zlib
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import ClassVar, Final
+from typing import Any, ClassVar, Final, Protocol, TypeVar, cast
 
 from integrity.domain.data import TableObs, partners_of
 from integrity.domain.stats import (
@@ -80,7 +80,16 @@ from integrity.domain.stats import (
     log_mid_rank_sum_tail,
 )
 
-__all__ = ["VERSION", "PlayerSides", "Side", "TogetherFlag", "TogetherResult", "detect_together"]
+__all__ = [
+    "VERSION",
+    "PairTest",
+    "PlayerSides",
+    "Side",
+    "TogetherFlag",
+    "TogetherResult",
+    "detect_together",
+    "shared_bh",
+]
 
 VERSION: Final = "together-4"
 
@@ -293,14 +302,45 @@ def detect_together(
     games = _games(tables, chosen)
     neighbours = partners_of(chosen)
     tested = [t for pair in chosen if (t := _test(pair, games, neighbours, min_shared, min_apart))]
+    return TogetherResult(flags=tuple(shared_bh(tested, q)), family_size=len(tested))
+
+
+class PairTest(Protocol):
+    """A pair test's flag as :func:`shared_bh` weighs it: the pair's tables together."""
+
+    @property
+    def players(self) -> tuple[str, str]: ...
+
+    @property
+    def shared(self) -> int: ...
+
+
+_Flag = TypeVar("_Flag", bound=PairTest)
+
+
+def shared_bh(tested: Sequence[tuple[float, _Flag]], q: float) -> list[_Flag]:
+    """The flags of the pairs ``tested`` (log p-value, flag: a frozen dataclass with
+    ``weight``, ``q`` and ``strength`` fields) that weighted BH discovers at ``q``, those
+    fields set; a pair's weight is its tables together over their mean in the family
+    (module docstring). Ordered by ``p / w``, then by players."""
     mean = math.fsum(flag.shared for _, flag in tested) / len(tested) if tested else 1.0
     weighted = [(log_p - math.log(flag.shared / mean), flag) for log_p, flag in tested]
     log_q = bh_log_qvalues([log_pw for log_pw, _ in weighted])
     found = [
-        (log_pw, replace(flag, weight=flag.shared / mean, q=math.exp(lq), strength=-lq / _LOG10))
+        (log_pw, flag, lq)
         for (log_pw, flag), lq in zip(weighted, log_q, strict=True)
         if lq <= math.log(q)
     ]
     found.sort(key=lambda item: (item[0], item[1].players))
-    flags = [flag for _, flag in found]
-    return TogetherResult(flags=tuple(flags), family_size=len(tested))
+    return [
+        cast(
+            _Flag,
+            replace(
+                cast(Any, flag),
+                weight=flag.shared / mean,
+                q=math.exp(lq),
+                strength=-lq / _LOG10,
+            ),
+        )
+        for _, flag, lq in found
+    ]
