@@ -22,7 +22,8 @@ who always or never wins), and its standard error from the Fisher information.
 cards kept, ``D = cards_i - cards_j``, has mean ``β · (t_i - t_j)`` (a stronger player ends
 with fewer cards) and variance ``σ²``: ``β`` by least squares through 0 and ``σ²`` the mean
 squared residual, over every such pair of losers whose players both have
-``>= MIN_DECIDED`` decided games. Both are read from the week, not assumed.
+``>= MIN_DECIDED`` decided games. Both are read from the games the audit reads, not
+assumed.
 
 **Statistic.** For a pair ``{x, y}``, the ``n`` games together that both lost (neither
 among the winners): ``S = Σ (D - β · Δt)`` with ``D = cards_x - cards_y`` and
@@ -160,10 +161,10 @@ def _law(
     """The card law (module docstring) from the pairs of losers who do not queue together."""
     pairs: list[tuple[float, int]] = []
     for table in tables:
+        if not table.cards:
+            continue
         losers = [
-            k
-            for k, p in enumerate(table.players)
-            if k not in table.winners and p in strengths and table.cards
+            k for k, p in enumerate(table.players) if k not in table.winners and p in strengths
         ]
         for a, i in enumerate(losers):
             pi = table.players[i]
