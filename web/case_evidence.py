@@ -485,15 +485,27 @@ def _fed(flag: Flag, name: Names) -> tuple[str, list[str]]:
 def _kept(flag: Flag, name: Names) -> tuple[str, list[str]]:
     e = flag.evidence
     feeder, partner = name(e["feeder"]), name(e["partner"])
-    headline = _(
-        "%(feeder)s与%(partner)s同桌都没出完的 %(games)s 局里，%(feeder)s平均比%(partner)s多剩 "
-        "%(kept)s 张牌；按两人的实力只该多 %(expected)s 张"
-    ) % {
+    kept, expected = float(e["kept"]), float(e["expected"])
+    words = {
+        "feeder": feeder,
+        "partner": partner,
+        "kept": decimal(abs(kept)),
+        "expected": decimal(abs(expected)),
+    }
+    if kept >= 0:
+        kept_words = _("%(feeder)s平均比%(partner)s多剩 %(kept)s 张牌") % words
+    else:
+        kept_words = _("%(feeder)s平均比%(partner)s少剩 %(kept)s 张牌") % words
+    if expected >= 0:
+        expected_words = _("按两人的实力只该多 %(expected)s 张") % words
+    else:
+        expected_words = _("按两人的实力本该少剩 %(expected)s 张") % words
+    headline = _("%(feeder)s与%(partner)s同桌都没出完的 %(games)s 局里，%(kept)s；%(expected)s") % {
         "feeder": feeder,
         "partner": partner,
         "games": e["games"],
-        "kept": decimal(e["kept"]),
-        "expected": decimal(e["expected"]),
+        "kept": kept_words,
+        "expected": expected_words,
     }
     details = [
         _(

@@ -39,9 +39,33 @@ def test_cards_kept_in_english() -> None:
     assert label == "Cards kept for a partner"
     assert headline == (
         "In the 17 games at one table that neither 黑土 nor 白雪 won, 黑土 kept 5.6 cards more "
-        "than 白雪 on average; their strengths say 1.3 (q = 2.4×10⁻⁵)"
+        "than 白雪 on average; their strengths say 1.3 more (q = 2.4×10⁻⁵)"
     )
     assert details[0].startswith("Each player's strength is read from his wins and losses")
+
+
+def test_a_feeder_stronger_than_his_partner_should_have_kept_fewer_cards() -> None:
+    evidence = {**KEPT, "kept": 0.52, "expected": -0.61}
+    assert words(evidence, "zh-hans")[1] == (
+        "黑土与白雪同桌都没出完的 17 局里，黑土平均比白雪多剩 0.5 张牌；按两人的实力本该少剩 0.6 张"
+        "（q = 2.4×10⁻⁵）"
+    )
+    assert words(evidence, "en")[1] == (
+        "In the 17 games at one table that neither 黑土 nor 白雪 won, 黑土 kept 0.5 cards more "
+        "than 白雪 on average; their strengths say 0.6 fewer (q = 2.4×10⁻⁵)"
+    )
+
+
+def test_a_feeder_who_kept_fewer_cards_than_his_partner_but_not_as_few_as_expected() -> None:
+    evidence = {**KEPT, "kept": -0.48, "expected": -2.04}
+    assert words(evidence, "zh-hans")[1] == (
+        "黑土与白雪同桌都没出完的 17 局里，黑土平均比白雪少剩 0.5 张牌；按两人的实力本该少剩 2 张"
+        "（q = 2.4×10⁻⁵）"
+    )
+    assert words(evidence, "en")[1] == (
+        "In the 17 games at one table that neither 黑土 nor 白雪 won, 黑土 kept 0.5 cards fewer "
+        "than 白雪 on average; their strengths say 2 fewer (q = 2.4×10⁻⁵)"
+    )
 
 
 def test_evidence_of_another_shape_is_shown_as_it_is() -> None:
