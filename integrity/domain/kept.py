@@ -19,17 +19,21 @@ estimate with half a win and half a loss against one stranger added (finite for 
 who always or never wins), and its standard error from the Fisher information.
 
 **Card law.** Two losers of one game who do not queue together: the difference of their
-cards kept, ``D = cards_i - cards_j``, has mean ``β · (t_i - t_j)`` (a stronger player ends
-with fewer cards) and variance ``σ²``: ``β`` by least squares through 0 and ``σ²`` the mean
-squared residual, over every such pair of losers whose players both have
-``>= MIN_DECIDED`` decided games. Both are read from the games the audit reads, not
+cards kept, ``D = cards_i - cards_j``, has mean ``(β + γ s²) · (t_i - t_j)`` (a stronger
+player ends with fewer cards) and variance ``σ²``, with ``s² = se_i² + se_j²``: estimated
+strengths are noisy, and the noisier they are, the flatter ``D`` rises with their
+difference (regression dilution; ``γ s²`` is its first order in the strengths' error, so
+a pair whose strengths are read from many games is held to the steeper slope their
+difference has). ``β`` and ``γ`` by least squares through 0 on ``Δt`` and ``Δt · s²``,
+``σ²`` the mean squared residual, over every such pair of losers whose players both have
+``>= MIN_DECIDED`` decided games. All three are read from the games the audit reads, not
 assumed.
 
 **Statistic.** For a pair ``{x, y}``, the ``n`` games together that both lost (neither
-among the winners): ``S = Σ (D - β · Δt)`` with ``D = cards_x - cards_y`` and
-``Δt = t_x - t_y``, and ``z = S / sqrt(n σ² + (n β se)²)``, ``se² = se_x² + se_y²`` (the
-strengths' error is common to the ``n`` games). Two-sided normal p-value: either may be the
-feeder.
+among the winners): ``S = Σ (D - b · Δt)`` with ``D = cards_x - cards_y``,
+``Δt = t_x - t_y`` and the pair's slope ``b = β + γ s²``, ``s² = se_x² + se_y²``, and
+``z = S / sqrt(n σ² + (n b)² s²)`` (the strengths' error is common to the ``n`` games).
+Two-sided normal p-value: either may be the feeder.
 
 **Null.** Friends who queue together keep cards as two losers who do not: given their
 strengths, the difference of their cards follows the week's law.
@@ -42,7 +46,7 @@ seats fixed before any outcome is read). **False-positive control:** the FDR of 
 pairs at ``q``, under the null above.
 
 **Evidence:** the games both lost, the mean difference of the cards kept against its
-expectation, the two strengths, ``β`` and ``σ²``; the player who kept more (the feeder)
+expectation, the two strengths; the player who kept more (the feeder)
 and the one who kept fewer. Flags are ordered by ``p / w``, then by players.
 """
 
@@ -60,7 +64,7 @@ from integrity.domain.together import shared_bh
 
 __all__ = ["MIN_DECIDED", "VERSION", "CardLaw", "KeptFlag", "KeptResult", "detect_kept"]
 
-VERSION: Final = "kept-1"
+VERSION: Final = "kept-2"
 
 #: The decided games a player needs for his strength to enter the card law or a test.
 MIN_DECIDED: Final = 10
@@ -69,11 +73,17 @@ MIN_DECIDED: Final = 10
 @dataclass(frozen=True, slots=True)
 class CardLaw:
     """How two losers who do not queue together split their cards: ``D`` has mean
-    ``beta · Δt`` and variance ``variance``, fitted on ``losers`` pairs of losers."""
+    ``slope(s²) · Δt`` and variance ``variance``, fitted on ``losers`` pairs of losers."""
 
     beta: float
+    dilution: float
     variance: float
     losers: int
+
+    def slope(self, noise: float) -> float:
+        """How many cards a unit of estimated strength is worth when the two strengths'
+        squared errors sum to ``noise``."""
+        return self.beta + self.dilution * noise
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,7 +169,7 @@ def _law(
     strengths: dict[str, tuple[float, float]],
 ) -> CardLaw | None:
     """The card law (module docstring) from the pairs of losers who do not queue together."""
-    pairs: list[tuple[float, int]] = []
+    pairs: list[tuple[float, float, int]] = []  # (Δt, s², D)
     for table in tables:
         if not table.cards:
             continue
@@ -167,18 +177,30 @@ def _law(
             k for k, p in enumerate(table.players) if k not in table.winners and p in strengths
         ]
         for a, i in enumerate(losers):
-            pi = table.players[i]
+            (ti, si) = strengths[table.players[i]]
             for j in losers[a + 1 :]:
-                pj = table.players[j]
-                if pj not in partners.get(pi, ()):
-                    difference = table.cards[i] - table.cards[j]
-                    pairs.append((strengths[pi][0] - strengths[pj][0], difference))
-    sxx = math.fsum(dt * dt for dt, _ in pairs)
-    if len(pairs) < 2 or not sxx:
+                if table.players[j] not in partners.get(table.players[i], ()):
+                    (tj, sj) = strengths[table.players[j]]
+                    pairs.append((ti - tj, si * si + sj * sj, table.cards[i] - table.cards[j]))
+    if len(pairs) < 3:
         return None
-    beta = math.fsum(dt * d for dt, d in pairs) / sxx
-    variance = math.fsum((d - beta * dt) ** 2 for dt, d in pairs) / (len(pairs) - 1)
-    return CardLaw(beta, variance, len(pairs))
+    # Least squares through 0 on x = Δt and y = Δt · s²: the normal equations.
+    sxx = math.fsum(dt * dt for dt, _, _ in pairs)
+    sxy = math.fsum(dt * dt * s2 for dt, s2, _ in pairs)
+    syy = math.fsum((dt * s2) ** 2 for dt, s2, _ in pairs)
+    sxd = math.fsum(dt * d for dt, _, d in pairs)
+    syd = math.fsum(dt * s2 * d for dt, s2, d in pairs)
+    if not sxx:
+        return None
+    det = sxx * syy - sxy * sxy
+    if det > 1e-9 * sxx * syy:
+        beta, dilution, fitted = (sxd * syy - sxy * syd) / det, (sxx * syd - sxy * sxd) / det, 2
+    else:  # the strengths' errors all alike: one slope
+        beta, dilution, fitted = sxd / sxx, 0.0, 1
+    variance = math.fsum((d - (beta + dilution * s2) * dt) ** 2 for dt, s2, d in pairs) / (
+        len(pairs) - fitted
+    )
+    return CardLaw(beta, dilution, variance, len(pairs))
 
 
 def detect_kept(
@@ -221,8 +243,10 @@ def detect_kept(
         if n < min_shared:
             continue
         (ta, sa), (tb, sb) = strengths[a], strengths[b]
-        expected = law.beta * (ta - tb)
-        spread = math.sqrt(n * law.variance + (n * law.beta) ** 2 * (sa * sa + sb * sb))
+        noise = sa * sa + sb * sb
+        slope = law.slope(noise)
+        expected = slope * (ta - tb)
+        spread = math.sqrt(n * law.variance + (n * slope) ** 2 * noise)
         z = (math.fsum(kept) - n * expected) / spread
         log_p = min(0.0, math.log(2.0) + log_normal_sf(abs(z)))
         feeder, partner, sign = (a, b, 1.0) if z >= 0 else (b, a, -1.0)

@@ -106,5 +106,5 @@ def test_integrity_report_prints_how_near_a_missed_pair_came() -> None:
     )
     assert (
         "    missed dump pair, 26 shared games; smallest q: pointflow 0.41, together -, fed 0.015, "
-        "kept 0.9\n"
+        "kept 0.52\n"
     ) in out.getvalue()

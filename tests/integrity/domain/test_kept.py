@@ -55,6 +55,39 @@ def test_the_card_law_is_fitted_on_losers_who_do_not_queue_together() -> None:
     assert law.variance == pytest.approx(variance, rel=1e-12)
 
 
+def test_the_slope_flattens_with_the_strengths_noise() -> None:
+    # Four players whose strengths are read with different errors: the law's residuals are
+    # orthogonal to both of its regressors, Δt and Δt · s².
+    strengths = {"a": (1.0, 0.2), "b": (0.0, 0.5), "c": (-1.0, 0.3), "d": (0.4, 0.6)}
+    tables = [
+        TableObs(
+            "g1", 0, ("a", "b", "c", "d"), (5, 15, 25, 0), (45, -15, -25, 0), (3,), (1, 3, 5, 0)
+        ),
+        TableObs(
+            "g2", 0, ("a", "b", "c", "d"), (0, 8, 8, 11), (27, -8, -8, -11), (0,), (0, 4, 4, 7)
+        ),
+        TableObs("g3", 0, ("a", "b", "c", "d"), (9, 0, 6, 3), (-9, 18, -6, -3), (1,), (3, 0, 2, 1)),
+        TableObs("g4", 0, ("a", "b", "c", "d"), (9, 7, 0, 2), (-9, -7, 18, -2), (2,), (6, 3, 0, 1)),
+    ]
+    pairs = []
+    for table in tables:
+        losers = [k for k in range(4) if k not in table.winners]
+        for a, i in enumerate(losers):
+            for j in losers[a + 1 :]:
+                (ti, si), (tj, sj) = strengths[table.players[i]], strengths[table.players[j]]
+                pairs.append((ti - tj, si * si + sj * sj, table.cards[i] - table.cards[j]))
+
+    law = _law(tables, {}, strengths)
+
+    assert law is not None
+    assert law.losers == len(pairs) == 12
+    residuals = [(d - law.slope(s2) * dt, dt, s2) for dt, s2, d in pairs]
+    assert math.fsum(r * dt for r, dt, _ in residuals) == pytest.approx(0.0, abs=1e-9)
+    assert math.fsum(r * dt * s2 for r, dt, s2 in residuals) == pytest.approx(0.0, abs=1e-9)
+    assert law.dilution != 0.0
+    assert law.variance == pytest.approx(math.fsum(r * r for r, _, _ in residuals) / 10)
+
+
 def _week(seed: int, *, quiet: bool) -> tuple[list[TableObs], list[tuple[str, str]], int]:
     """A seeded week of 4-seat tables: Luce's winner at each player's skill, a loser's cards
     by skill; the pairs who queue together (p000 with p001, feeder p001, sit together in a
@@ -118,9 +151,11 @@ def test_honest_friends_keep_cards_as_strangers_do() -> None:
     assert result.family_size == 6
     assert result.flags == ()
     assert result.law is not None
-    # a stronger loser keeps fewer cards: about 1.5 a unit of skill, less the strengths'
-    # noise and the cards' floor and ceiling
-    assert -1.5 < result.law.beta < -0.5
+    # a stronger loser keeps fewer cards: 1.5 a unit of skill, less the cards' floor and
+    # ceiling; the noisier the two strengths, the flatter the slope
+    assert -1.6 < result.law.beta < -1.2
+    assert result.law.dilution > 0
+    assert result.law.slope(0.4) == pytest.approx(result.law.beta + 0.4 * result.law.dilution)
 
 
 def test_without_the_cards_nothing_is_tested() -> None:
