@@ -2,6 +2,7 @@
 more than whom in the games both lost, against what their strengths say, in Chinese and
 English."""
 
+import pytest
 from django.utils import translation
 
 from integrity.models import Flag
@@ -44,27 +45,35 @@ def test_cards_kept_in_english() -> None:
     assert details[0].startswith("Each player's strength is read from his wins and losses")
 
 
-def test_a_feeder_stronger_than_his_partner_should_have_kept_fewer_cards() -> None:
-    evidence = {**KEPT, "kept": 0.52, "expected": -0.61}
+@pytest.mark.parametrize(
+    ("kept", "expected", "chinese", "english"),
+    [
+        # the feeder is the stronger: his strength says he should have kept fewer cards
+        (
+            0.52,
+            -0.61,
+            "多剩 0.5 张牌；按两人的实力本该少剩 0.6 张",
+            "0.5 cards more than 白雪 on average; their strengths say 0.6 fewer",
+        ),
+        # he kept fewer cards than his partner, though not as few as his strength says
+        (
+            -0.48,
+            -2.04,
+            "少剩 0.5 张牌；按两人的实力本该少剩 2 张",
+            "0.5 cards fewer than 白雪 on average; their strengths say 2 fewer",
+        ),
+    ],
+)
+def test_fewer_cards_are_said_as_fewer(
+    kept: float, expected: float, chinese: str, english: str
+) -> None:
+    evidence = {**KEPT, "kept": kept, "expected": expected}
     assert words(evidence, "zh-hans")[1] == (
-        "黑土与白雪同桌都没出完的 17 局里，黑土平均比白雪多剩 0.5 张牌；按两人的实力本该少剩 0.6 张"
-        "（q = 2.4×10⁻⁵）"
+        f"黑土与白雪同桌都没出完的 17 局里，黑土平均比白雪{chinese}（q = 2.4×10⁻⁵）"
     )
     assert words(evidence, "en")[1] == (
-        "In the 17 games at one table that neither 黑土 nor 白雪 won, 黑土 kept 0.5 cards more "
-        "than 白雪 on average; their strengths say 0.6 fewer (q = 2.4×10⁻⁵)"
-    )
-
-
-def test_a_feeder_who_kept_fewer_cards_than_his_partner_but_not_as_few_as_expected() -> None:
-    evidence = {**KEPT, "kept": -0.48, "expected": -2.04}
-    assert words(evidence, "zh-hans")[1] == (
-        "黑土与白雪同桌都没出完的 17 局里，黑土平均比白雪少剩 0.5 张牌；按两人的实力本该少剩 2 张"
-        "（q = 2.4×10⁻⁵）"
-    )
-    assert words(evidence, "en")[1] == (
-        "In the 17 games at one table that neither 黑土 nor 白雪 won, 黑土 kept 0.5 cards fewer "
-        "than 白雪 on average; their strengths say 2 fewer (q = 2.4×10⁻⁵)"
+        "In the 17 games at one table that neither 黑土 nor 白雪 won, 黑土 kept "
+        f"{english} (q = 2.4×10⁻⁵)"
     )
 
 
