@@ -489,6 +489,7 @@ def _kept(flag: Flag, name: Names) -> tuple[str, list[str]]:
     words = {
         "feeder": feeder,
         "partner": partner,
+        "games": e["games"],
         "kept": decimal(abs(kept)),
         "expected": decimal(abs(expected)),
     }
@@ -501,9 +502,7 @@ def _kept(flag: Flag, name: Names) -> tuple[str, list[str]]:
     else:
         expected_words = _("按两人的实力本该少剩 %(expected)s 张") % words
     headline = _("%(feeder)s与%(partner)s同桌都没出完的 %(games)s 局里，%(kept)s；%(expected)s") % {
-        "feeder": feeder,
-        "partner": partner,
-        "games": e["games"],
+        **words,
         "kept": kept_words,
         "expected": expected_words,
     }

@@ -186,12 +186,12 @@ def _law(
         return None
     # Least squares through 0 on x = Δt and y = Δt · s²: the normal equations.
     sxx = math.fsum(dt * dt for dt, _, _ in pairs)
+    if not sxx:
+        return None
     sxy = math.fsum(dt * dt * s2 for dt, s2, _ in pairs)
     syy = math.fsum((dt * s2) ** 2 for dt, s2, _ in pairs)
     sxd = math.fsum(dt * d for dt, _, d in pairs)
     syd = math.fsum(dt * s2 * d for dt, s2, d in pairs)
-    if not sxx:
-        return None
     det = sxx * syy - sxy * sxy
     if det > 1e-9 * sxx * syy:
         beta, dilution, fitted = (sxd * syy - sxy * syd) / det, (sxx * syd - sxy * sxd) / det, 2
