@@ -112,7 +112,9 @@ BOUND_LEVELS = (1e-3, 1e-4)
 #: a season the detectors were not built on would: 4 % heavy players, 3 % improvers, 1 %
 #: travellers, 10 % students, 5 % friends who queue together in 5-50 % of their games (a
 #: light player may then play nearly all his games with a heavy friend), Thurstone's winner
-#: draw and a daily form of SD 0.25, with every pair and booster model.
+#: draw and a daily form of SD 0.25, with every pair and booster model. ``styles`` stresses
+#: the cards kept: the varied population where each account keeps an offset of SD 1 card
+#: of its own in every lost game, whatever its skill (:attr:`Realism.style`).
 MODELS: dict[str, tuple[Realism, Cheating]] = {
     "varied": (VARIED_REALISM, VARIED_CHEATING),
     "legacy": (Realism(), Cheating()),
@@ -127,6 +129,7 @@ MODELS: dict[str, tuple[Realism, Cheating]] = {
     "close_friends": (replace(VARIED_REALISM, friend_together=(0.3, 0.7)), VARIED_CHEATING),
     "form": (replace(VARIED_REALISM, form=0.25), VARIED_CHEATING),
     "strong_form": (replace(VARIED_REALISM, form=0.5), VARIED_CHEATING),
+    "styles": (replace(VARIED_REALISM, style=1.0), VARIED_CHEATING),
     "mixed": (
         replace(
             VARIED_REALISM,
@@ -218,7 +221,7 @@ def run_season(
     chances: list[Chance] | None = None if rules is None else []
     rows: list[SeatRow] = []
     # The bound's null: Luce's draw at each account's skill.
-    bounded = rules is None and not realism.winner_noise and not realism.form
+    bounded = rules is None and not (realism.winner_noise or realism.form or realism.style)
     paired = {
         player
         for pair, model in zip(season.labels.pairs, season.labels.pair_models, strict=True)
@@ -520,6 +523,8 @@ def _detectors(outcome: AuditOutcome, truth: _Truth) -> dict[str, Any]:
             detectors[name]["false_models"] = [
                 "+".join(truth.models(flag.players[0])) for flag in found if not truth.flag(flag)
             ]
+        if name == "kept":
+            detectors[name]["style"] = result.style
     detectors["sessions"] = {
         "clusters": len(outcome.sessions.clusters),
         "same_table_links": len(outcome.sessions.links),

@@ -56,8 +56,10 @@ class HandLaw:
     sd: float
     most: int
 
-    def draw(self, rng: random.Random, skill: float) -> int:
-        return min(self.most, max(1, round(rng.gauss(self.mean - self.slope * skill, self.sd))))
+    def draw(self, rng: random.Random, skill: float, style: float = 0.0) -> int:
+        """A loser's cards at ``skill``, his ``style`` added to the mean."""
+        mean = self.mean + style - self.slope * skill
+        return min(self.most, max(1, round(rng.gauss(mean, self.sd))))
 
 
 #: The losers' cards left in a game that ended with a player out, and in one ended by time.
@@ -100,6 +102,7 @@ class Simulator(Population):
             history_days=history_weeks * 7,
         )
         self._forms: dict[tuple[int, int], float] = {}
+        self._styles: dict[int, float] = {}
         for boost in self.labels.boosts:
             boost.change_at = self.moment(boost.change)
             boost.revert_at = None if boost.revert is None else self.moment(boost.revert)
@@ -257,6 +260,17 @@ class Simulator(Population):
             moved.append(skill + offset)
         return moved
 
+    def _style(self, i: int) -> float:
+        """Account ``i``'s offset in the cards it keeps (:attr:`Realism.style`), drawn from a
+        stream of its own so that every other draw of the seed stays what it is without."""
+        if not self.realism.style:
+            return 0.0
+        offset = self._styles.get(i)
+        if offset is None:
+            stream = random.Random(f"integrity-style:{self.seed}:{i}")  # noqa: S311
+            offset = self._styles[i] = stream.gauss(0.0, self.realism.style)
+        return offset
+
     def records(self) -> Iterator[dict[str, Any]]:
         solo, grouped = self.schedule()
         rng = random.Random(f"integrity-games:{self.seed}")  # noqa: S311 - simulation
@@ -356,6 +370,7 @@ class Simulator(Population):
         """Hands dealt from the deck, the winner by skill (or the group's assist), the
         feeding; with whether it ended out."""
         out = rng.random() >= TIME_SHARE
+        styles = [self._style(i) for i in seated]
         cheats = group if group is not None and group.cheating else None
         if cheats is not None and cheats.model == "stronger":
             fed = seated.index(cheats.members[0])
@@ -368,9 +383,12 @@ class Simulator(Population):
                 winner = seated.index(cheats.members[0])
             else:
                 winner = self._winner(rng, skills, barred)
-            sizes = [0 if k == winner else OUT_HAND.draw(rng, s) for k, s in enumerate(skills)]
+            sizes = [
+                0 if k == winner else OUT_HAND.draw(rng, s, style)
+                for k, (s, style) in enumerate(zip(skills, styles, strict=True))
+            ]
         else:
-            sizes = [TIME_HAND.draw(rng, s) for s in skills]
+            sizes = [TIME_HAND.draw(rng, s, style) for s, style in zip(skills, styles, strict=True)]
         cards = rng.sample(DECK, sum(sizes))
         hands, at = [], 0
         for size in sizes:

@@ -71,6 +71,11 @@ class Realism:
     #: games need not be in its usual form (the tests that compare a player with himself
     #: take his strength as steady over the games compared).
     form: float = 0.0
+    #: Playing style: each account ends a lost game with a normal offset of this SD in the
+    #: cards it keeps, the same in all its games whatever its skill (a hoarder of wilds ends
+    #: heavier, a player who sheds fast lighter), so two friends may differ in their cards
+    #: by more than their strengths say (the cards kept test's null must allow for it).
+    style: float = 0.0
 
 
 @dataclass(frozen=True)

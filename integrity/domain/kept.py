@@ -29,14 +29,31 @@ difference has). ``β`` and ``γ`` by least squares through 0 on ``Δt`` and ``�
 ``>= MIN_DECIDED`` decided games. All three are read from the games the audit reads, not
 assumed.
 
+**Style.** Players differ in the cards they keep beyond their strength (a hoarder of wilds
+ends heavier): an offset of their own, the same in all their games, of variance ``τ²``
+across players. The law's ``σ²`` holds it once per game; in a pair's ``n`` games it adds up
+like the strengths' error. ``τ²`` is read by moments from the tested pairs' players in
+their games *apart* (no partner at the table, so no feeding): per such game he lost with
+a losing stranger, his residual ``r`` against them (the mean of ``D - b · Δt``), and over
+his ``g >= MIN_APART`` games (his strength read from those games alone, so that what he
+won or lost beside his partner does not move it) his mean ``r̄`` has variance
+``v + τ²``, ``v = var(r)/g + b̄² se²`` (its sampling variance and his strength's error),
+around the players' median ``c`` (a shift common to them all cancels in a pair's
+difference). ``τ²`` is the value at which the median of ``(r̄ - c)² / (v + τ²)`` over the
+players is the median of chi-square with one degree of freedom, 0 when it is below that
+already (players who keep cards as their strengths say). The median, not the mean: a
+player fed in his games apart by an accomplice co-seating did not discover is an outlier,
+not a style.
+
 **Statistic.** For a pair ``{x, y}``, the ``n`` games together that both lost (neither
 among the winners): ``S = Σ (D - b · Δt)`` with ``D = cards_x - cards_y``,
 ``Δt = t_x - t_y`` and the pair's slope ``b = β + γ s²``, ``s² = se_x² + se_y²``, and
-``z = S / sqrt(n σ² + (n b)² s²)`` (the strengths' error is common to the ``n`` games).
-Two-sided normal p-value: either may be the feeder.
+``z = S / sqrt(n σ² + (n b)² s² + 2 n (n - 1) τ²)`` (the strengths' error and the two
+styles are common to the ``n`` games). Two-sided normal p-value: either may be the feeder.
 
 **Null.** Friends who queue together keep cards as two losers who do not: given their
-strengths, the difference of their cards follows the week's law.
+strengths, the difference of their cards follows the week's law, their styles drawn like
+the other players'.
 
 **Family (opportunity).** The pairs co-seating discovered with ``>= min_shared`` tables
 together, ``>= min_shared`` of them both lost, and both players with ``>= MIN_DECIDED``
@@ -53,6 +70,7 @@ and the one who kept fewer. Flags are ordered by ``p / w``, then by players.
 from __future__ import annotations
 
 import math
+import statistics
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -62,12 +80,26 @@ from integrity.domain.data import TableObs, partners_of
 from integrity.domain.stats import log_normal_sf
 from integrity.domain.together import shared_bh
 
-__all__ = ["MIN_DECIDED", "VERSION", "CardLaw", "KeptFlag", "KeptResult", "detect_kept"]
+__all__ = [
+    "MIN_APART",
+    "MIN_DECIDED",
+    "VERSION",
+    "CardLaw",
+    "KeptFlag",
+    "KeptResult",
+    "detect_kept",
+]
 
-VERSION: Final = "kept-2"
+VERSION: Final = "kept-3"
 
 #: The decided games a player needs for his strength to enter the card law or a test.
 MIN_DECIDED: Final = 10
+
+#: The games apart, lost beside a losing stranger, a player needs to enter ``τ²``.
+MIN_APART: Final = 10
+
+#: The median of the chi-square distribution with one degree of freedom.
+_CHI2_MEDIAN: Final = statistics.NormalDist().inv_cdf(0.75) ** 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,11 +146,13 @@ class KeptFlag:
 
 @dataclass(frozen=True, slots=True)
 class KeptResult:
-    """The discoveries, the family they were controlled over and the card law."""
+    """The discoveries, the family they were controlled over, the card law and the
+    variance of the players' styles (``τ²``, cards²)."""
 
     flags: tuple[KeptFlag, ...]
     family_size: int
     law: CardLaw | None
+    style: float = 0.0
     version: str = VERSION
 
 
@@ -144,22 +178,28 @@ def strength(record: _Record) -> tuple[float, float]:
     return t, 1.0 / math.sqrt(info)
 
 
+def _decided(table: TableObs, seat: int, known: frozenset[str]) -> tuple[int, bool] | None:
+    """Whether the player at ``seat`` decided the game against the strangers at the table
+    (everyone but ``known``): their number and whether he won; None when not decided."""
+    strangers = [k for k, p in enumerate(table.players) if k != seat and p not in known]
+    if not strangers:
+        return None
+    won = seat in table.winners
+    if won == any(k in table.winners for k in strangers):
+        return None  # co-winners, or a partner won
+    return len(strangers), won
+
+
 def _records(tables: Sequence[TableObs], partners: dict[str, frozenset[str]]) -> dict[str, _Record]:
     """Every player's decided games against the strangers (module docstring)."""
     records: dict[str, _Record] = defaultdict(dict)
     for table in tables:
         for seat, player in enumerate(table.players):
-            known = partners.get(player, frozenset())
-            strangers = [k for k, p in enumerate(table.players) if k != seat and p not in known]
-            if not strangers:
-                continue
-            won = seat in table.winners
-            beaten = any(k in table.winners for k in strangers)
-            if won == beaten:
-                continue  # co-winners, or a partner won: not decided
-            cell = records[player].setdefault(len(strangers), [0, 0])
-            cell[0] += won
-            cell[1] += 1
+            decided = _decided(table, seat, partners.get(player, frozenset()))
+            if decided is not None:
+                cell = records[player].setdefault(decided[0], [0, 0])
+                cell[0] += decided[1]
+                cell[1] += 1
     return records
 
 
@@ -203,6 +243,85 @@ def _law(
     return CardLaw(beta, dilution, variance, len(pairs))
 
 
+def _offset(
+    player: str, own: Sequence[TableObs], strengths: dict[str, tuple[float, float]], law: CardLaw
+) -> tuple[float, float] | None:
+    """The player's mean residual ``r̄`` in his games apart ``own`` and its variance without a
+    style, his strength read from those games alone (module docstring); None with fewer
+    than ``MIN_DECIDED`` decided or ``MIN_APART`` residual games."""
+    record: _Record = {}
+    for table in own:
+        decided = _decided(table, table.players.index(player), frozenset())
+        if decided is not None:
+            cell = record.setdefault(decided[0], [0, 0])
+            cell[0] += decided[1]
+            cell[1] += 1
+    if sum(n for _, n in record.values()) < MIN_DECIDED:
+        return None
+    (ti, si) = strength(record)
+    residuals: list[tuple[float, float]] = []  # (r, the slope)
+    for table in own:
+        seat = table.players.index(player)
+        if seat in table.winners:
+            continue
+        terms = []
+        for j, other in enumerate(table.players):
+            if j != seat and j not in table.winners and other in strengths:
+                (tj, sj) = strengths[other]
+                slope = law.slope(si * si + sj * sj)
+                terms.append((table.cards[seat] - table.cards[j] - slope * (ti - tj), slope))
+        if terms:
+            residuals.append(
+                (
+                    math.fsum(r for r, _ in terms) / len(terms),
+                    math.fsum(b for _, b in terms) / len(terms),
+                )
+            )
+    g = len(residuals)
+    if g < MIN_APART:
+        return None
+    mean = math.fsum(r for r, _ in residuals) / g
+    slope = math.fsum(b for _, b in residuals) / g
+    noise = math.fsum((r - mean) ** 2 for r, _ in residuals) / (g - 1) / g
+    return mean, noise + (slope * si) ** 2
+
+
+def _style(
+    tables: Sequence[TableObs],
+    partners: dict[str, frozenset[str]],
+    strengths: dict[str, tuple[float, float]],
+    law: CardLaw,
+) -> float:
+    """``τ²`` (module docstring) from the tested pairs' players' games apart."""
+    apart: dict[str, list[TableObs]] = defaultdict(list)
+    for table in tables:
+        for player in table.players:
+            known = partners.get(player)
+            if known and known.isdisjoint(table.players):
+                apart[player].append(table)
+    players = [
+        offset
+        for player, own in sorted(apart.items())
+        if (offset := _offset(player, own, strengths, law)) is not None
+    ]
+    if not players:
+        return 0.0
+
+    centre = statistics.median(mean for mean, _ in players)
+    squares = [((mean - centre) ** 2, noise) for mean, noise in players]
+
+    def median_ratio(style: float) -> float:
+        return statistics.median(square / (noise + style) for square, noise in squares)
+
+    if median_ratio(0.0) <= _CHI2_MEDIAN:
+        return 0.0
+    low, high = 0.0, max(square for square, _ in squares) / _CHI2_MEDIAN
+    for _ in range(60):
+        middle = (low + high) / 2
+        low, high = (middle, high) if median_ratio(middle) > _CHI2_MEDIAN else (low, middle)
+    return (low + high) / 2
+
+
 def detect_kept(
     tables: Iterable[TableObs],
     pairs: Iterable[tuple[str, str]],
@@ -222,6 +341,7 @@ def detect_kept(
     law = _law(read, partners, strengths)
     if law is None:
         return KeptResult((), 0, None)
+    style = _style(read, partners, strengths, law)
     together: dict[tuple[str, str], list[TableObs]] = defaultdict(list)
     for table in read:
         seated = set(table.players)
@@ -246,7 +366,7 @@ def detect_kept(
         noise = sa * sa + sb * sb
         slope = law.slope(noise)
         expected = slope * (ta - tb)
-        spread = math.sqrt(n * law.variance + (n * slope) ** 2 * noise)
+        spread = math.sqrt(n * law.variance + (n * slope) ** 2 * noise + 2 * n * (n - 1) * style)
         z = (math.fsum(kept) - n * expected) / spread
         log_p = min(0.0, math.log(2.0) + log_normal_sf(abs(z)))
         feeder, partner, sign = (a, b, 1.0) if z >= 0 else (b, a, -1.0)
@@ -266,4 +386,4 @@ def detect_kept(
             0.0,
         )
         tested.append((log_p, flag))
-    return KeptResult(tuple(shared_bh(tested, q)), len(tested), law)
+    return KeptResult(tuple(shared_bh(tested, q)), len(tested), law, style)

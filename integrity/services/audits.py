@@ -189,6 +189,7 @@ def _stats(found: AuditOutcome, seconds: dict[str, float]) -> dict[str, Any]:
         "together_family": found.together.family_size,
         "fed_family": found.fed.family_size,
         "kept_family": found.kept.family_size,
+        "kept_style": found.kept.style,
         "flags": {
             "coseating": len(found.coseating.flags),
             "pointflow": len(found.pointflow.flags),

@@ -242,10 +242,12 @@ def test_a_quiet_season_reports_its_bound() -> None:
     assert (round(flag.kept, 2), round(flag.expected, 2)) == (5.65, 1.61)
     assert flag.q <= AuditParams().pair_q
     # Of the family of three, the `last` pair comes to p = 0.0088, short of weighted BH at
-    # rank 2 (0.01 × 2/3 × its weight 0.97 = 0.0065).
+    # rank 2 (0.01 × 2/3 × its weight 0.97 = 0.0065). The pairs' players keep cards apart
+    # as their strengths say: no variance of styles.
     assert figures["detectors"]["kept"] == {
         "flags": 1,
         "false": 0,
         "fdp": 0.0,
         "family_size": 3,
+        "style": 0.0,
     }

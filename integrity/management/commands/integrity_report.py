@@ -209,9 +209,10 @@ class Command(BaseCommand):
                     if d.get("false_models")
                     else ""
                 )
-                icc = f", day ICC {d['day_icc']:.4f}" if "day_icc" in d else ""
+                about = f", day ICC {d['day_icc']:.4f}" if "day_icc" in d else ""
+                about += f", style τ² {d['style']:.3f}" if "style" in d else ""
                 out(
-                    f"  {detector}: family m={d['family_size']}{icc}, flags {d['flags']}, "
+                    f"  {detector}: family m={d['family_size']}{about}, flags {d['flags']}, "
                     f"false {d['false']}, realised FDP {d['fdp']:.3f}{models}"
                 )
             s = f["detectors"]["sessions"]

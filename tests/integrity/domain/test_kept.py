@@ -2,11 +2,22 @@
 
 import math
 import random
+import statistics
+from unittest import mock
 
 import pytest
 
+from integrity.domain import kept
 from integrity.domain.data import TableObs
-from integrity.domain.kept import MIN_DECIDED, _law, detect_kept, strength
+from integrity.domain.kept import (
+    MIN_APART,
+    MIN_DECIDED,
+    CardLaw,
+    _law,
+    _style,
+    detect_kept,
+    strength,
+)
 
 
 def test_the_strength_solves_luces_likelihood() -> None:
@@ -88,14 +99,69 @@ def test_the_slope_flattens_with_the_strengths_noise() -> None:
     assert law.variance == pytest.approx(math.fsum(r * r for r, _, _ in residuals) / 10)
 
 
-def _week(seed: int, *, quiet: bool) -> tuple[list[TableObs], list[tuple[str, str]], int]:
+def test_the_style_is_read_from_the_games_apart() -> None:
+    # a, c and e (partners b, d and f) lose 10 games apart each, u winning: their strength
+    # from those games alone is t0, the stranger s's too, so a residual is the difference
+    # of the cards. Over them a keeps 12 and 4 cards more than s in turn (r̄ 8, var(r)
+    # 160/9), c 4 more and 4 fewer (r̄ 0), e 0 and 8 fewer (r̄ -4).
+    t0, se0 = strength({2: [0, MIN_APART]})
+    law = CardLaw(beta=-1.0, dilution=0.0, variance=9.0, losers=100)
+    strengths = {"s": (t0, 0.5), "a": (3.0, 0.1), "c": (3.0, 0.1), "e": (3.0, 0.1)}
+    couples = [("a", "b"), ("c", "d"), ("e", "f")]
+    partners = {
+        **{p: frozenset({q}) for p, q in couples},
+        **{q: frozenset({p}) for p, q in couples},
+    }
+
+    def apart(player: str, diffs: tuple[int, int]) -> list[TableObs]:
+        return [
+            TableObs(
+                f"{player}{g}",
+                0,
+                (player, "s", "u"),
+                (0, 0, 0),
+                (0, 0, 0),
+                (2,),
+                (10 + diffs[g % 2], 10, 0),
+            )
+            for g in range(MIN_APART)
+        ]
+
+    a, c, e = apart("a", (12, 4)), apart("c", (4, -4)), apart("e", (0, -8))
+    ignored = [
+        # with the partner at the table: feeding may move cards there
+        TableObs("ab", 0, ("a", "b", "s", "u"), (0,) * 4, (0,) * 4, (3,), (12, 1, 1, 0)),
+        # no other loser with a strength
+        TableObs("ax", 0, ("a", "x", "u"), (0, 0, 0), (0, 0, 0), (2,), (9, 1, 0)),
+    ]
+    # the variance of each r̄ without a style: its sampling variance and the strength's error
+    v = (160 / 9) / MIN_APART + (law.slope(se0 * se0 + 0.25) * se0) ** 2
+    median = statistics.NormalDist().inv_cdf(0.75) ** 2  # of chi-square, 1 degree
+
+    three = _style([*a, *c, *e, *ignored], partners, strengths, law)
+    two = _style([*a[1:], *c, *e], partners, strengths, law)  # a: too few games apart
+    one = _style(c, partners, strengths, law)
+
+    # around the median r̄ (c's 0), the median player is e: 16 / (v + τ²) is chi-square's
+    # median (not the mean: a counts as one player however far he lies)
+    assert three == pytest.approx(16 / median - v, rel=1e-9)
+    # c and e around their median, -2: each 4 / (v + τ²)
+    assert two == pytest.approx(4 / median - v, rel=1e-9)
+    assert one == 0.0  # c keeps cards as his strength says: r̄² / v = 0, held to 0
+
+
+def _week(
+    seed: int, *, quiet: bool, style: float = 0.0
+) -> tuple[list[TableObs], list[tuple[str, str]], int]:
     """A seeded week of 4-seat tables: Luce's winner at each player's skill, a loser's cards
-    by skill; the pairs who queue together (p000 with p001, feeder p001, sit together in a
-    quarter of the games; five honest pairs in a tenth each). ``quiet``: when p000 does not
-    win, p001 (losing too) takes half of his cards. With the games p000 and p001 both lost."""
+    by skill (and his own offset of SD ``style``); the pairs who queue together (p000 with
+    p001, feeder p001, sit together in a quarter of the games; five honest pairs in a tenth
+    each). ``quiet``: when p000 does not win, p001 (losing too) takes half of his cards.
+    With the games p000 and p001 both lost."""
     rng = random.Random(seed)
     names = [f"p{i:03d}" for i in range(120)]
     skill = {name: rng.gauss(0.0, 1.0) for name in names}
+    offset = {name: random.Random(f"style:{seed}:{name}").gauss(0.0, style) for name in names}
     pairs = [("p000", "p001")] + [(names[2 * k + 2], names[2 * k + 3]) for k in range(5)]
     tables: list[TableObs] = []
     both_lost = 0
@@ -111,7 +177,9 @@ def _week(seed: int, *, quiet: bool) -> tuple[list[TableObs], list[tuple[str, st
         weights = [math.exp(skill[name]) for name in seated]
         winner = rng.choices(range(4), weights)[0]
         cards = [
-            0 if k == winner else min(12, max(1, round(rng.gauss(6.5 - 1.5 * skill[name], 3.0))))
+            0
+            if k == winner
+            else min(12, max(1, round(rng.gauss(6.5 + offset[name] - 1.5 * skill[name], 3.0))))
             for k, name in enumerate(seated)
         ]
         if "p000" in seated and "p001" in seated:
@@ -156,6 +224,21 @@ def test_honest_friends_keep_cards_as_strangers_do() -> None:
     assert -1.6 < result.law.beta < -1.2
     assert result.law.dilution > 0
     assert result.law.slope(0.4) == pytest.approx(result.law.beta + 0.4 * result.law.dilution)
+
+
+def test_friends_with_styles_of_their_own_are_not_flagged() -> None:
+    # Every player ends his lost games with an offset of SD 1.5 cards of his own: the
+    # honest pairs' cards differ by more than their strengths say, game after game.
+    tables, pairs, _ = _week(1, quiet=False, style=1.5)
+
+    result = detect_kept(tables, pairs, q=0.01, min_shared=5)
+
+    assert result.family_size == 6
+    assert result.flags == ()
+    assert 0.5 < result.style < 4.5  # τ² read from twelve players' games apart (2.25 drawn)
+    with mock.patch.object(kept, "_style", return_value=0.0):
+        unstyled = detect_kept(tables, pairs, q=0.01, min_shared=5)
+    assert len(unstyled.flags) == 4  # without τ², four of the six pairs
 
 
 def test_without_the_cards_nothing_is_tested() -> None:
