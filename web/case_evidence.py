@@ -512,9 +512,27 @@ def _kept(flag: Flag, name: Names) -> tuple[str, list[str]]:
             "剩牌相差多少，由本周所有这样的输家算出。把搭档的牌接过去（喂色、替他摸牌），"
             "搭档剩得少、自己剩得多，却不必多赢一局。"
         ),
+        *_style_note(e),
         *_history_note(e),
     ]
     return headline, details
+
+
+def _style_note(evidence: Mapping[str, Any]) -> list[str]:
+    """How far the players' own habits in the cards they keep differ, as the week's players
+    showed it apart from their partners (none in flags older than ``kept-3``)."""
+    if "style" not in evidence:
+        return []
+    style = float(evidence["style"])
+    if not style:
+        return [_("本周被检验的玩家不与搭档同桌时，剩牌与各自实力相符，看不出因人而异的留牌习惯。")]
+    return [
+        _(
+            "每人也有自己的留牌习惯（有人爱攒万能牌）：本周被检验的玩家不与搭档同桌时，"
+            "这种习惯因人而异，相差约 %(spread)s 张（标准差），判断时已留出这份余地。"
+        )
+        % {"spread": decimal(math.sqrt(style))}
+    ]
 
 
 def _generic(flag: Flag, name: Names) -> tuple[str, list[str]]:

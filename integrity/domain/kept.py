@@ -63,7 +63,7 @@ seats fixed before any outcome is read). **False-positive control:** the FDR of 
 pairs at ``q``, under the null above.
 
 **Evidence:** the games both lost, the mean difference of the cards kept against its
-expectation, the two strengths; the player who kept more (the feeder)
+expectation, the two strengths, the week's ``τ²``; the player who kept more (the feeder)
 and the one who kept fewer. Flags are ordered by ``p / w``, then by players.
 """
 
@@ -123,8 +123,9 @@ class KeptFlag:
     """A pair whose cards kept at their shared tables differ from what their strengths say:
     ``feeder`` kept more than ``partner``; ``games`` both lost, ``kept`` the mean of
     ``cards_feeder - cards_partner`` over them and ``expected`` its mean under the law;
-    ``strengths`` in the order of ``players``; ``shared`` the tables together and
-    ``weight`` the weighted-BH weight; ``strength`` is ``-log10 q``."""
+    ``strengths`` in the order of ``players``; ``style`` the week's ``τ²`` the spread allowed
+    for; ``shared`` the tables together and ``weight`` the weighted-BH weight; ``strength``
+    is ``-log10 q``."""
 
     family: ClassVar[str] = "kept"
     near_conclusive: ClassVar[bool] = False
@@ -136,6 +137,7 @@ class KeptFlag:
     kept: float
     expected: float
     strengths: tuple[float, float]
+    style: float
     z: float
     shared: int
     weight: float
@@ -371,19 +373,20 @@ def detect_kept(
         log_p = min(0.0, math.log(2.0) + log_normal_sf(abs(z)))
         feeder, partner, sign = (a, b, 1.0) if z >= 0 else (b, a, -1.0)
         flag = KeptFlag(
-            (a, b),
-            feeder,
-            partner,
-            n,
-            sign * math.fsum(kept) / n,
-            sign * expected,
-            (ta, tb),
-            abs(z),
-            len(shared),
-            1.0,
-            math.exp(log_p),
-            1.0,
-            0.0,
+            players=(a, b),
+            feeder=feeder,
+            partner=partner,
+            games=n,
+            kept=sign * math.fsum(kept) / n,
+            expected=sign * expected,
+            strengths=(ta, tb),
+            style=style,
+            z=abs(z),
+            shared=len(shared),
+            weight=1.0,
+            p=math.exp(log_p),
+            q=1.0,
+            strength=0.0,
         )
         tested.append((log_p, flag))
     return KeptResult(tuple(shared_bh(tested, q)), len(tested), law, style)

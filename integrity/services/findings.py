@@ -234,6 +234,7 @@ def _kept_row(flag: KeptFlag) -> dict[str, Any]:
             "kept": flag.kept,
             "expected": flag.expected,
             "strengths": list(flag.strengths),
+            "style": flag.style,
             "shared": flag.shared,
             "weight": flag.weight,
         },

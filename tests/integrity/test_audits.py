@@ -9,6 +9,7 @@ import pytest
 
 from accounts.models import Player, User
 from core.errors import ServiceError
+from integrity.domain.kept import KeptFlag
 from integrity.models import AuditRun, Case, CaseEvent, CasePlayer, Flag
 from integrity.services.audits import (
     LONGEST_WINDOW,
@@ -18,7 +19,7 @@ from integrity.services.audits import (
     event_audit_is_clean,
 )
 from integrity.services.cases import case_dismiss
-from integrity.services.findings import case_key
+from integrity.services.findings import case_key, flag_row
 from integrity.simulation import Season
 from integrity.sql import audit_rows
 from tournaments.models import Event, Seat
@@ -230,3 +231,45 @@ def test_the_clean_audit_hook(simulated: tuple[Season, Event], reviewer: User) -
 
     assert player_is_held(farmer) is True
     assert player_is_held(clean) is False
+
+
+def test_a_cards_kept_flag_row_keeps_the_weeks_styles() -> None:
+    flag = KeptFlag(
+        players=("a", "b"),
+        feeder="b",
+        partner="a",
+        games=17,
+        kept=5.6,
+        expected=1.3,
+        strengths=(1.0, -0.5),
+        style=0.36,
+        z=4.4,
+        shared=49,
+        weight=1.1,
+        p=8.8e-6,
+        q=2.4e-5,
+        strength=4.6,
+    )
+    run = AuditRun(key="window:2021-01-04:2021-01-10", params={"history_days": 7})
+
+    row = flag_row(run, flag, {"kept": "kept-3"})
+
+    assert (row.detector, row.version, row.player_keys, row.statistic) == (
+        "kept",
+        "kept-3",
+        ["a", "b"],
+        4.4,
+    )
+    assert row.evidence == {
+        "feeder": "b",
+        "partner": "a",
+        "games": 17,
+        "kept": 5.6,
+        "expected": 1.3,
+        "strengths": [1.0, -0.5],
+        "style": 0.36,
+        "shared": 49,
+        "weight": 1.1,
+        "history_days": 7,
+    }
+    assert row.pk is None  # nothing written

@@ -12,7 +12,7 @@ from web.case_evidence import flag_words
 
 def words(evidence: dict[str, object], language: str) -> tuple[str, str, list[str]]:
     flag = Flag(
-        detector="kept", version="kept-1", player_keys=["b", "h"], q_value=2.4e-5, evidence=evidence
+        detector="kept", version="kept-3", player_keys=["b", "h"], q_value=2.4e-5, evidence=evidence
     )
     names = {"b": "白雪", "h": "黑土"}
     with translation.override(language):
@@ -31,6 +31,8 @@ def test_cards_kept_in_chinese() -> None:
         "实力按各自对陌生对手的胜负估计；同一局里两个不一起排队的输家，实力每差一级，"
         "剩牌相差多少，由本周所有这样的输家算出。把搭档的牌接过去（喂色、替他摸牌），"
         "搭档剩得少、自己剩得多，却不必多赢一局。",
+        "每人也有自己的留牌习惯（有人爱攒万能牌）：本周被检验的玩家不与搭档同桌时，"
+        "这种习惯因人而异，相差约 0.6 张（标准差），判断时已留出这份余地。",
         "以上局数包括审计窗口之前 7 天里的对局。",
     ]
 
@@ -43,6 +45,28 @@ def test_cards_kept_in_english() -> None:
         "than 白雪 on average; their strengths say 1.3 more (q = 2.4×10⁻⁵)"
     )
     assert details[0].startswith("Each player's strength is read from his wins and losses")
+    assert details[1] == (
+        "Players have habits of their own in the cards they keep (some hoard wilds): this "
+        "week the players tested differed by about 0.6 cards (one SD) in their games without "
+        "their partners, and the test allows for it."
+    )
+
+
+@pytest.mark.parametrize(
+    ("style", "chinese"),
+    [
+        (0.0, ["本周被检验的玩家不与搭档同桌时，剩牌与各自实力相符，看不出因人而异的留牌习惯。"]),
+        (None, []),  # a flag stored before the test read the players' habits
+    ],
+)
+def test_the_players_habits_are_said_as_the_week_showed_them(
+    style: float | None, chinese: list[str]
+) -> None:
+    evidence = {key: value for key, value in KEPT.items() if key != "style"}
+    if style is not None:
+        evidence["style"] = style
+    details = words(evidence, "zh-hans")[2]
+    assert details[1:] == [*chinese, "以上局数包括审计窗口之前 7 天里的对局。"]
 
 
 @pytest.mark.parametrize(
