@@ -261,8 +261,8 @@ class Simulator(Population):
         return moved
 
     def _style(self, i: int) -> float:
-        """Account ``i``'s offset in the cards it keeps (:attr:`Realism.style`), drawn from a
-        stream of its own so that every other draw of the seed stays what it is without."""
+        """Account ``i``'s offset in the cards it keeps (:attr:`Realism.style`), drawn once
+        from a stream of its own: who plays whom, and when, stays what it is without."""
         if not self.realism.style:
             return 0.0
         offset = self._styles.get(i)

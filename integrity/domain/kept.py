@@ -180,28 +180,27 @@ def strength(record: _Record) -> tuple[float, float]:
     return t, 1.0 / math.sqrt(info)
 
 
-def _decided(table: TableObs, seat: int, known: frozenset[str]) -> tuple[int, bool] | None:
-    """Whether the player at ``seat`` decided the game against the strangers at the table
-    (everyone but ``known``): their number and whether he won; None when not decided."""
-    strangers = [k for k, p in enumerate(table.players) if k != seat and p not in known]
-    if not strangers:
-        return None
-    won = seat in table.winners
-    if won == any(k in table.winners for k in strangers):
-        return None  # co-winners, or a partner won
-    return len(strangers), won
-
-
-def _records(tables: Sequence[TableObs], partners: dict[str, frozenset[str]]) -> dict[str, _Record]:
-    """Every player's decided games against the strangers (module docstring)."""
+def _records(
+    tables: Sequence[TableObs], partners: dict[str, frozenset[str]], only: str | None = None
+) -> dict[str, _Record]:
+    """Every player's decided games against the strangers (module docstring); ``only``'s
+    when given."""
     records: dict[str, _Record] = defaultdict(dict)
     for table in tables:
         for seat, player in enumerate(table.players):
-            decided = _decided(table, seat, partners.get(player, frozenset()))
-            if decided is not None:
-                cell = records[player].setdefault(decided[0], [0, 0])
-                cell[0] += decided[1]
-                cell[1] += 1
+            if only is not None and player != only:
+                continue
+            known = partners.get(player, frozenset())
+            strangers = [k for k, p in enumerate(table.players) if k != seat and p not in known]
+            if not strangers:
+                continue
+            won = seat in table.winners
+            beaten = any(k in table.winners for k in strangers)
+            if won == beaten:
+                continue  # co-winners, or a partner won: not decided
+            cell = records[player].setdefault(len(strangers), [0, 0])
+            cell[0] += won
+            cell[1] += 1
     return records
 
 
@@ -251,13 +250,7 @@ def _offset(
     """The player's mean residual ``r̄`` in his games apart ``own`` and its variance without a
     style, his strength read from those games alone (module docstring); None with fewer
     than ``MIN_DECIDED`` decided or ``MIN_APART`` residual games."""
-    record: _Record = {}
-    for table in own:
-        decided = _decided(table, table.players.index(player), frozenset())
-        if decided is not None:
-            cell = record.setdefault(decided[0], [0, 0])
-            cell[0] += decided[1]
-            cell[1] += 1
+    record = _records(own, {}, player).get(player, {})  # everyone else a stranger
     if sum(n for _, n in record.values()) < MIN_DECIDED:
         return None
     (ti, si) = strength(record)

@@ -204,6 +204,33 @@ def test_daily_form_moves_an_accounts_skill_by_the_day() -> None:
     assert _table_simulator(Realism())._in_form(SEATED, 0, SKILLS) == SKILLS
 
 
+def test_a_style_moves_the_cards_an_account_keeps_in_every_game() -> None:
+    """``style``: each account keeps a normal offset of its own (SD ``Realism.style``) in
+    the cards it ends a lost game with, the same in every game; without it, none."""
+    styled, plain = _table_simulator(Realism(style=2.0)), _table_simulator(Realism())
+    offsets = [styled._style(i) for i in range(40)]
+    assert [round(styled._style(i), 4) for i in SEATED] == [round(offsets[i], 4) for i in SEATED]
+    assert (round(statistics.mean(offsets), 2), round(statistics.pstdev(offsets), 2)) == (
+        -0.34,
+        1.88,
+    )
+    assert {plain._style(i) for i in range(40)} == {0.0}
+
+    def cards(sim: Simulator) -> list[float]:
+        kept: list[list[int]] = [[] for _ in SEATED]
+        for seed in range(3000):
+            hands, _ = sim._hands(random.Random(seed), SEATED, None, SKILLS)
+            for k, hand in enumerate(hands):
+                if hand:  # lost
+                    kept[k].append(len(hand))
+        return [statistics.mean(n) for n in kept]
+
+    # the same tables: each seat's mean cards move by its offset, less what the cards' floor
+    # of 1 and ceiling hold back (3,000 games of sampling)
+    shift = [a - b for a, b in zip(cards(styled), cards(plain), strict=True)]
+    assert shift == pytest.approx([offsets[i] for i in SEATED], abs=0.45)
+
+
 def _wins(noise: float, skills: list[float], barred: set[int]) -> list[int]:
     """How often each seat goes out in 4,000 draws of :meth:`Simulator._winner`."""
     sim = _table_simulator(Realism(winner_noise=noise))
