@@ -136,3 +136,49 @@ def test_the_pair_flags_say_their_counts_include_the_days_before(second_week: Ev
     others = Flag.objects.filter(run=run).exclude(pk__in=pair_flags.values("pk"))
     assert others.exists()
     assert not any("history_days" in flag.evidence for flag in others)
+
+
+@pytest.fixture
+def third_week(db: Any) -> Event:
+    """Weeks 2021-W01 to 2021-W03 ingested; the third week's qualifier."""
+    tour = TourSeason.objects.create(year=2021, name="2021", starts_on=date(2021, 1, 4))
+    weekly_qualifier(tour, date(2021, 1, 4), "2021-W01-Q")
+    weekly_qualifier(tour, date(2021, 1, 11), "2021-W02-Q")
+    event = weekly_qualifier(tour, date(2021, 1, 18), "2021-W03-Q")
+    season = simulate_season(players=160, weeks=3, cheaters=0.04, seed=7, history_weeks=2)
+    report = games_ingest(records=list(season.records), source="test")
+    assert report.rejected == []
+    return event
+
+
+def test_the_pair_tests_read_every_week_of_the_history(third_week: Event) -> None:
+    """With two weeks before the window, the pair tests' samples hold both weeks' games: the
+    database audit equals the in-memory audit given both, and each feeder's shared wins grow
+    with the earlier week."""
+    window = event_window(third_week)
+    tables, sessions = observations(audit_rows(**window))
+    results = {}
+    for days in (7, 14):
+        params = AuditParams(history_days=days)
+        history = observations(
+            audit_rows(
+                window_start=third_week.starts_at - timedelta(days=days),
+                window_end=third_week.starts_at - timedelta(microseconds=1),
+            )
+        )
+        memory = audit(tables, sessions, params, history=history)
+        sql = audits._audit_in_sql(window, params, None)
+        assert (sql.pointflow, sql.together, sql.fed, sql.kept) == (
+            memory.pointflow,
+            memory.together,
+            memory.fed,
+            memory.kept,
+        )
+        results[days] = memory
+    week, fortnight = results[7].pointflow, results[14].pointflow
+    assert (week.family_size, fortnight.family_size) == (21, 21)
+    shared = {(f.feeder, f.beneficiary): f.shared_wins for f in week.flags}
+    longer = {(f.feeder, f.beneficiary): f.shared_wins for f in fortnight.flags}
+    # One feeder is flagged either way; the week two weeks before adds 17 shared wins.
+    assert shared == {("p0000068", "p0000038"): 20}
+    assert longer == {("p0000068", "p0000038"): 37}
