@@ -23,17 +23,26 @@ from tournaments.models import Season as TourSeason
 pytestmark = [pytest.mark.django_db]
 
 
+def _last_of_weeks(weeks: int) -> Event:
+    """``weeks`` weeks of the small simulated population ingested from 2021-W01, the earlier
+    ones the last one's history; the last week's qualifier."""
+    tour = TourSeason.objects.create(year=2021, name="2021", starts_on=date(2021, 1, 4))
+    events = [
+        weekly_qualifier(tour, date(2021, 1, 4) + timedelta(weeks=w), f"2021-W0{w + 1}-Q")
+        for w in range(weeks)
+    ]
+    season = simulate_season(
+        players=160, weeks=weeks, cheaters=0.04, seed=7, history_weeks=weeks - 1
+    )
+    report = games_ingest(records=list(season.records), source="test")
+    assert report.rejected == []
+    return events[-1]
+
+
 @pytest.fixture
 def second_week(db: Any) -> Event:
     """Weeks 2021-W01 and 2021-W02 ingested; the second week's qualifier."""
-    tour = TourSeason.objects.create(year=2021, name="2021", starts_on=date(2021, 1, 4))
-    weekly_qualifier(tour, date(2021, 1, 4), "2021-W01-Q")
-    event = weekly_qualifier(tour, date(2021, 1, 11), "2021-W02-Q")
-    # Two weeks of the small simulated population: the first is the second's history.
-    season = simulate_season(players=160, weeks=2, cheaters=0.04, seed=7, history_weeks=1)
-    report = games_ingest(records=list(season.records), source="test")
-    assert report.rejected == []
-    return event
+    return _last_of_weeks(2)
 
 
 def _late_booster(event: Event) -> tuple[str, int]:
@@ -141,14 +150,7 @@ def test_the_pair_flags_say_their_counts_include_the_days_before(second_week: Ev
 @pytest.fixture
 def third_week(db: Any) -> Event:
     """Weeks 2021-W01 to 2021-W03 ingested; the third week's qualifier."""
-    tour = TourSeason.objects.create(year=2021, name="2021", starts_on=date(2021, 1, 4))
-    weekly_qualifier(tour, date(2021, 1, 4), "2021-W01-Q")
-    weekly_qualifier(tour, date(2021, 1, 11), "2021-W02-Q")
-    event = weekly_qualifier(tour, date(2021, 1, 18), "2021-W03-Q")
-    season = simulate_season(players=160, weeks=3, cheaters=0.04, seed=7, history_weeks=2)
-    report = games_ingest(records=list(season.records), source="test")
-    assert report.rejected == []
-    return event
+    return _last_of_weeks(3)
 
 
 def test_the_pair_tests_read_every_week_of_the_history(third_week: Event) -> None:
@@ -168,12 +170,8 @@ def test_the_pair_tests_read_every_week_of_the_history(third_week: Event) -> Non
         )
         memory = audit(tables, sessions, params, history=history)
         sql = audits._audit_in_sql(window, params, None)
-        assert (sql.pointflow, sql.together, sql.fed, sql.kept) == (
-            memory.pointflow,
-            memory.together,
-            memory.fed,
-            memory.kept,
-        )
+        pair_tests = ("pointflow", "together", "fed", "kept")
+        assert [getattr(sql, t) for t in pair_tests] == [getattr(memory, t) for t in pair_tests]
         results[days] = memory
     week, fortnight = results[7].pointflow, results[14].pointflow
     assert (week.family_size, fortnight.family_size) == (21, 21)
