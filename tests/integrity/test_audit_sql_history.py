@@ -28,7 +28,7 @@ def _last_of_weeks(weeks: int) -> Event:
     ones the last one's history; the last week's qualifier."""
     tour = TourSeason.objects.create(year=2021, name="2021", starts_on=date(2021, 1, 4))
     events = [
-        weekly_qualifier(tour, date(2021, 1, 4) + timedelta(weeks=w), f"2021-W0{w + 1}-Q")
+        weekly_qualifier(tour, date(2021, 1, 4) + timedelta(weeks=w), f"2021-W{w + 1:02d}-Q")
         for w in range(weeks)
     ]
     season = simulate_season(
