@@ -209,7 +209,6 @@ def test_a_style_moves_the_cards_an_account_keeps_in_every_game() -> None:
     the cards it ends a lost game with, the same in every game; without it, none."""
     styled, plain = _table_simulator(Realism(style=2.0)), _table_simulator(Realism())
     offsets = [styled._style(i) for i in range(40)]
-    assert [round(styled._style(i), 4) for i in SEATED] == [round(offsets[i], 4) for i in SEATED]
     assert (round(statistics.mean(offsets), 2), round(statistics.pstdev(offsets), 2)) == (
         -0.34,
         1.88,
