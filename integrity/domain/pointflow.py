@@ -34,15 +34,18 @@ or games ``B`` wins in a way that leaves every hand heavy (which skews the hands
 flag an honest pair alone. Both compare ``F`` with ``F``, so ``F``'s skill cancels.
 Power: ``n`` shared B-wins above the ``M`` baseline games reach ``1 / C(n + M, n)``.
 
-**Without a baseline.** When ``C(n + M, n)`` is smaller than the product, over the shared
-B-wins, of ``1 +`` the losing strangers (so the rank sums could not reach the per-table
-sign test's best p-value — a count of games and seats, not of hands, e.g. a farm feeder
-who plays only with the fed account), the pair gets the per-table sign test against the
-*losing strangers*: the non-winners besides ``F`` whom co-seating did not find queueing
-with ``F`` or ``B`` (``queued``; a farm's other feeders sit at every shared table and
-feed too, so they are no reference). The count of shared B-wins in which ``F``'s hand is
-at least every losing stranger's is Poisson-binomial with ``pi_g = (hands equal to the
-largest) / (1 + losing strangers)`` when ``F``'s hand is exchangeable with theirs
+**Without a baseline.** The rank sums are the test whenever they can reach
+``q / (1000 m)`` (``C(n + M, n) >= 1000 m / q``, ``m`` the family: BH's first threshold
+with room to spare), as their null compares ``F`` with ``F``. Below that, when
+``C(n + M, n)`` is also smaller than the product, over the shared B-wins, of ``1 +`` the
+losing strangers (so the rank sums could not reach the per-table sign test's best p-value
+— counts of games and seats, not of hands, e.g. a farm feeder who plays only with the fed
+account), the pair gets the per-table sign test against the *losing strangers*: the
+non-winners besides ``F`` whom co-seating did not find queueing with ``F`` or ``B``
+(``queued``; a farm's other feeders sit at every shared table and feed too, so they are
+no reference). The count of shared B-wins in which ``F``'s hand is at least every losing
+stranger's is Poisson-binomial with ``pi_g = (hands equal to the largest) / (1 + losing
+strangers)`` when ``F``'s hand is exchangeable with theirs
 (:func:`~integrity.domain.stats.log_poisson_binomial_sf`); a game without a losing
 stranger does not count.
 
@@ -81,7 +84,11 @@ from integrity.domain.stats import (
 
 __all__ = ["VERSION", "FlowFlag", "PointflowResult", "detect_pointflow"]
 
-VERSION: Final = "pointflow-4"
+VERSION: Final = "pointflow-5"
+
+_REACH: Final = 1000.0
+"""How far below BH's first threshold ``q / m`` the rank sums must be able to reach to be
+the test whatever the sign test could reach."""
 
 _LN10: Final = math.log(10.0)
 
@@ -270,6 +277,12 @@ class _Evidence:
                 sample.wins.append(excess)
 
 
+def _uses_ranks(n: int, baseline: int, acc: _Shared, log_reach: float) -> bool:
+    """The rank sums are the test when their best p-value ``1 / C(n + M, n)`` is at most
+    ``exp(-log_reach)`` or the sign test's best (see the module docstring)."""
+    return log_comb(n + baseline, n) >= min(acc.log_chances, log_reach)
+
+
 def _ranks(pair: tuple[str, str], evidence: _Evidence) -> tuple[int, int, int]:
     """The rank sums of the shared B-wins' excesses and hands among the feeder's baseline
     (the feeder's lost games without the beneficiary), and the baseline's size."""
@@ -288,6 +301,7 @@ def _flag(
     log_q: float,
     ranks: tuple[int, int, int],
     evidence: _Evidence,
+    log_reach: float,
 ) -> FlowFlag:
     feeder, beneficiary = pair
     acc, sample = evidence.shared[pair], evidence.samples[pair]
@@ -299,7 +313,7 @@ def _flag(
         feeder=feeder,
         beneficiary=beneficiary,
         shared_wins=n,
-        test="rank" if log_comb(n + size, n) >= acc.log_chances else "sign",
+        test="rank" if _uses_ranks(n, size, acc, log_reach) else "sign",
         baseline_games=size,
         rank_sum=excess_sum,
         rank_sum_hands=hand_sum,
@@ -339,12 +353,13 @@ def detect_pointflow(
     for table in (*history, *tables):
         evidence.add(table)
 
+    log_reach = math.log(_REACH * max(len(tested), 1) / q)
     log_ps = []
     ranks: dict[tuple[str, str], tuple[int, int, int]] = {}
     for pair in tested:
         acc, n = evidence.shared[pair], len(evidence.samples[pair].wins)
         ranks[pair] = _ranks(pair, evidence)
-        if log_comb(n + ranks[pair][2], n) >= acc.log_chances:
+        if _uses_ranks(n, ranks[pair][2], acc, log_reach):
             log_ps.append(
                 max(
                     log_rank_sum_sf(w, n, n + ranks[pair][2], max_cells=max_cells)
@@ -361,6 +376,7 @@ def detect_pointflow(
         if log_q <= threshold
     ]
     flags = [
-        _flag(pair, log_p, log_q, ranks[pair], evidence) for log_p, log_q, pair in sorted(flagged)
+        _flag(pair, log_p, log_q, ranks[pair], evidence, log_reach)
+        for log_p, log_q, pair in sorted(flagged)
     ]
     return PointflowResult(flags=tuple(flags), family_size=len(tested))

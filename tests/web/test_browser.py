@@ -913,7 +913,7 @@ def test_a_reviewer_reads_point_flow_against_the_games_apart(
         live_server,
         monkeypatch,
         Flag.Detector.POINTFLOW,
-        version="pointflow-4",
+        version="pointflow-5",
         statistic=171,
         p_value=3e-8,
         q_value=2.6e-6,

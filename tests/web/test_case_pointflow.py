@@ -80,10 +80,10 @@ def test_a_flag_of_an_older_version_is_said_in_its_own_terms() -> None:
 
 def test_a_flag_of_a_run_that_read_the_week_before_says_its_counts_include_it() -> None:
     evidence = {**RANK_FLOW, "history_days": 7}
-    _, details = words(evidence, "zh-hans", "pointflow-4")
+    _, details = words(evidence, "zh-hans", "pointflow-5")
     assert details[-1] == "以上局数包括审计窗口之前 7 天里的对局。"
-    _, details = words(evidence, "en", "pointflow-4")
+    _, details = words(evidence, "en", "pointflow-5")
     assert details[-1] == "These counts include the games of the 7 days before the audit's window."
     # A run that read no history says nothing of it.
-    _, details = words({**RANK_FLOW, "history_days": 0}, "zh-hans", "pointflow-4")
+    _, details = words({**RANK_FLOW, "history_days": 0}, "zh-hans", "pointflow-5")
     assert details == words(RANK_FLOW, "zh-hans")[1]

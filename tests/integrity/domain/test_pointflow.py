@@ -27,7 +27,7 @@ def test_hand_computed_feeder() -> None:
     result = detect_pointflow(tables)
     # Ordered pairs with >= 5 shared B-wins: (F, B), (x, B), (y, B).
     assert result.family_size == 3
-    assert result.version == VERSION == "pointflow-4"
+    assert result.version == VERSION == "pointflow-5"
     [flag] = result.flags
     assert (flag.feeder, flag.beneficiary) == ("F", "B")
     assert flag.players == ("B", "F")
@@ -137,6 +137,28 @@ def test_a_pair_without_baseline_gets_the_sign_test() -> None:
     assert (flag.feeder, flag.test, flag.baseline_games, flag.heaviest) == ("F", "sign", 0, 8)
     assert flag.p == pytest.approx(3.0**-8, rel=1e-12)
     assert flag.q == pytest.approx(3 * 3.0**-8, rel=1e-12)
+
+
+def test_the_rank_sums_decide_once_they_can_reach_far_below_bhs_first_threshold() -> None:
+    """A weak friend: heaviest of three losing hands in all of B's 13 wins, and as heavy in
+    his games apart. The sign test could reach 3**-13 = 6.3e-7; the rank sums decide once
+    they can reach q / (1000 m) = 0.01 / 3,000, whatever the sign test could reach."""
+    wins = [game(f"w{i}", ("B", "F", "x", "y"), (0, 50, 10, 20)) for i in range(13)]
+
+    def apart(games: int) -> list[TableObs]:
+        return [game(f"n{i}", (f"z{i}", "F", "x", "y"), (0, 50, 10, 20)) for i in range(games)]
+
+    # 8 games apart: 1 / C(21, 13) = 1 / 203,490 cannot reach 1 / 300,000, so the sign test.
+    result = detect_pointflow(wins + apart(8))
+    assert result.family_size == 3
+    [flag] = result.flags
+    assert (flag.feeder, flag.test, flag.baseline_games, flag.heaviest) == ("F", "sign", 8, 13)
+    assert flag.p == pytest.approx(3.0**-13, rel=1e-12)
+    # 9 games apart: C(22, 13) = 497,420 >= 300,000, so the rank sums, where F's hands in
+    # B's wins tie his hands apart and the ties count against the pair: p = 1, no flag
+    # (the sign test, still at 3**-13, would flag him).
+    result = detect_pointflow(wins + apart(9))
+    assert (result.family_size, result.flags) == (3, ())
 
 
 def test_without_a_baseline_the_feeder_is_compared_with_the_losing_strangers() -> None:
