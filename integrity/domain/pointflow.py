@@ -301,7 +301,7 @@ def _flag(
     log_q: float,
     ranks: tuple[int, int, int],
     evidence: _Evidence,
-    log_reach: float,
+    test: str,
 ) -> FlowFlag:
     feeder, beneficiary = pair
     acc, sample = evidence.shared[pair], evidence.samples[pair]
@@ -313,7 +313,7 @@ def _flag(
         feeder=feeder,
         beneficiary=beneficiary,
         shared_wins=n,
-        test="rank" if _uses_ranks(n, size, acc, log_reach) else "sign",
+        test=test,
         baseline_games=size,
         rank_sum=excess_sum,
         rank_sum_hands=hand_sum,
@@ -356,10 +356,12 @@ def detect_pointflow(
     log_reach = math.log(_REACH * max(len(tested), 1) / q)
     log_ps = []
     ranks: dict[tuple[str, str], tuple[int, int, int]] = {}
+    tests: dict[tuple[str, str], str] = {}
     for pair in tested:
         acc, n = evidence.shared[pair], len(evidence.samples[pair].wins)
         ranks[pair] = _ranks(pair, evidence)
-        if _uses_ranks(n, ranks[pair][2], acc, log_reach):
+        tests[pair] = "rank" if _uses_ranks(n, ranks[pair][2], acc, log_reach) else "sign"
+        if tests[pair] == "rank":
             log_ps.append(
                 max(
                     log_rank_sum_sf(w, n, n + ranks[pair][2], max_cells=max_cells)
@@ -376,7 +378,7 @@ def detect_pointflow(
         if log_q <= threshold
     ]
     flags = [
-        _flag(pair, log_p, log_q, ranks[pair], evidence, log_reach)
+        _flag(pair, log_p, log_q, ranks[pair], evidence, tests[pair])
         for log_p, log_q, pair in sorted(flagged)
     ]
     return PointflowResult(flags=tuple(flags), family_size=len(tested))
