@@ -69,6 +69,7 @@ from integrity.domain.audit import (
     observations,
     pointflow_of,
     together_of,
+    window_skills,
 )
 from integrity.domain.data import TableObs
 from integrity.domain.softplay import Chance
@@ -326,7 +327,10 @@ def _near_misses(
         "pointflow": [
             (f.players, f.q) for f in pointflow_of(tables, outcome.coseating, loose, history).flags
         ],
-        "together": [(f.players, f.q) for f in together_of(paired, outcome.coseating, loose).flags],
+        "together": [
+            (f.players, f.q)
+            for f in together_of(paired, outcome.coseating, loose, window_skills(tables)).flags
+        ],
         "fed": [(f.players, f.q) for f in fed_of(paired, outcome.coseating, loose).flags],
         "kept": [(f.players, f.q) for f in kept_of(paired, outcome.coseating, loose).flags],
     }

@@ -75,6 +75,7 @@ from integrity.domain.sessions import (
     detect_sessions,
 )
 from integrity.domain.softplay import Chance, SoftPlayFlag, SoftPlayResult, detect_softplay
+from integrity.domain.strengths import luce_strengths
 from integrity.domain.together import TogetherFlag, TogetherResult, detect_together
 
 __all__ = [
@@ -96,6 +97,7 @@ __all__ = [
     "seat_residuals",
     "skill_expectation",
     "together_of",
+    "window_skills",
     "with_history",
 ]
 
@@ -237,9 +239,8 @@ def _expected(skills: Sequence[float], seat: int) -> float:
     return skills[seat] - sum([*skills[:seat], *skills[seat + 1 :]]) / (len(skills) - 1)
 
 
-def skill_expectation(tables: Iterable[TableObs]) -> Callable[[TableObs], list[float]]:
-    """The expected score of each seat of a table, with the skills of these tables (each
-    player's mean game score over them; 0 for a player not at them)."""
+def window_skills(tables: Iterable[TableObs]) -> dict[str, float]:
+    """Each player's skill: the mean game score at these tables."""
     totals: dict[str, int] = {}
     counts: dict[str, int] = {}
     for table in tables:
@@ -249,7 +250,13 @@ def skill_expectation(tables: Iterable[TableObs]) -> Callable[[TableObs], list[f
                 counts[player] += 1
             else:
                 totals[player], counts[player] = score, 1
-    skill = {player: totals[player] / counts[player] for player in totals}
+    return {player: totals[player] / counts[player] for player in totals}
+
+
+def skill_expectation(tables: Iterable[TableObs]) -> Callable[[TableObs], list[float]]:
+    """The expected score of each seat of a table, with the skills of these tables
+    (:func:`window_skills`; 0 for a player not at them)."""
+    skill = window_skills(tables)
 
     def expected(table: TableObs) -> list[float]:
         skills = [skill.get(p, 0.0) for p in table.players]
@@ -355,19 +362,27 @@ def _sharing(coseating: CoseatingResult, params: AuditParams) -> list[tuple[str,
 
 
 def together_of(
-    tables: Iterable[TableObs], coseating: CoseatingResult, params: AuditParams
+    tables: Sequence[TableObs],
+    coseating: CoseatingResult,
+    params: AuditParams,
+    skills: Mapping[str, float],
 ) -> TogetherResult:
     """Run "better together than apart" over the pairs co-seating discovered with
     ``>= min_shared_wins`` tables together (``tables``: at least every game of their
     players in the window and, when read, its history), each player tested with as many
-    games apart."""
+    games apart, the strangers weighed by their strengths
+    (:func:`~integrity.domain.strengths.luce_strengths` of the window's ``skills``, fitted
+    to the tables of the pairs' players)."""
     pairs = _sharing(coseating, params)
+    paired = {player for pair in pairs for player in pair}
+    theirs = [table for table in tables if not paired.isdisjoint(table.players)]
     return detect_together(
-        tables,
+        theirs,
         pairs,
         q=params.pair_q,
         min_shared=params.min_shared_wins,
         min_apart=params.min_shared_wins,
+        strengths=luce_strengths(skills, theirs) if pairs else {},
     )
 
 
@@ -456,7 +471,7 @@ def audit(
     seconds["pointflow"] = time.perf_counter() - started
     started = time.perf_counter()
     paired = [*before, *tables]
-    together = together_of(paired, coseating, params)
+    together = together_of(paired, coseating, params, window_skills(tables))
     seconds["together"] = time.perf_counter() - started
     started = time.perf_counter()
     fed = fed_of(paired, coseating, params)

@@ -41,10 +41,10 @@ is a finite number and still ranks correctly against 1e-300:
 * :func:`log_fisher_lower` / :func:`log_fisher_sum_lower` — Fisher's exact test of a 2×2
   table, one-sided (the hypergeometric lower tail), and its stratified form: the lower tail
   of the sum over several tables, each with its margins fixed.
-* :func:`log_luce_tail` — the exact conditional test of a player's wins in one set of games
-  against another, each game won or lost to ``k`` rivals with odds ``θ / k`` (Luce's choice
-  axiom): given the total wins, free of ``θ``; Fisher's exact test when every game has the
-  same ``k``.
+* :func:`log_luce_tails` — the exact conditional test of a player's wins in one set of games
+  against another, each game won or lost to rivals of summed strength ``S`` with odds
+  ``θ / S`` (Luce's choice axiom): given the total wins, free of ``θ``; Fisher's exact
+  test when every game has the same ``S``.
 * :func:`log_fisher_combined` — Fisher's combination of independent p-values: the upper
   tail of ``-2 Σ log p_i`` under the chi-square law with ``2k`` degrees of freedom, in
   closed form (``Σ_{i<k} s**i / i!`` times ``exp(-s)``, ``s = -Σ log p_i``). Valid (and
@@ -60,7 +60,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 from typing import Final
 
@@ -73,7 +73,7 @@ __all__ = [
     "log_fisher_combined",
     "log_fisher_lower",
     "log_fisher_sum_lower",
-    "log_luce_tail",
+    "log_luce_tails",
     "log_mid_rank_sum_tail",
     "log_normal_sf",
     "log_poisson_binomial_sf",
@@ -409,37 +409,76 @@ def log_fisher_sum_lower(strata: Sequence[tuple[int, int, int, int]]) -> float:
     return min(0.0, _log_sum(dist[: observed + 1]))
 
 
-def log_luce_tail(
-    x: int, first: Mapping[int, int], second: Mapping[int, int], wins: int, *, upper: bool
-) -> float:
-    """``log P(X >= x)`` (``upper``) or ``log P(X <= x)`` for ``X`` the wins that land in the
-    ``first`` games, given ``wins`` over the ``first`` and ``second`` games together.
+def log_luce_tails(
+    x: int, first: Sequence[float], second: Sequence[float], wins: int
+) -> tuple[float, float]:
+    """``(log P(X >= x), log P(X <= x))`` for ``X`` the wins that land in the ``first``
+    games, given ``wins`` over the ``first`` and ``second`` games together.
 
-    Each game is won by the player or by one of its ``k`` rivals (``first``, ``second``: the
-    number of games per ``k``), the player with odds ``θ / k`` (Luce's choice axiom with
-    rivals alike). Given the total, ``P(X = j) ∝ e_j(first) e_{wins - j}(second)``, ``e_j``
-    the coefficient of ``z**j`` in ``Π_k (1 + z / k) ** n_k``: free of ``θ`` (the
-    conditional test of a logistic model with offset ``-log k``), exact; when every game
-    has the same ``k`` it is Fisher's exact test (:func:`log_fisher_lower`)."""
-    n_first, n_second = sum(first.values()), sum(second.values())
+    Each game is won by the player or by one of its rivals (``first``, ``second``: the
+    rivals' summed strength ``S`` in each game), the player with odds ``θ / S`` (Luce's
+    choice axiom; ``S = k`` for ``k`` rivals of unit strength). Given the total,
+    ``P(X = j) ∝ e_j(first) e_{wins - j}(second)``, ``e_j`` the coefficient of ``z**j`` in
+    ``Π (1 + z / S)``: free of ``θ`` (the conditional test of a logistic model with offset
+    ``-log S``), exact; when every game has the same ``S`` it is Fisher's exact test
+    (:func:`log_fisher_lower`). The coefficients are summed in floating point, rescaled as
+    they grow; where one the test needs underflows, they are summed again in logs."""
+    n_first, n_second = len(first), len(second)
     if not 0 <= wins <= n_first + n_second:
         raise ValueError(f"{wins} wins in {n_first + n_second} games")
-    left, right = _log_wins_polynomial(first, wins), _log_wins_polynomial(second, wins)
+    if any(not strength > 0 for strength in (*first, *second)):
+        raise ValueError("every game needs rivals of positive strength")
     support = range(max(0, wins - n_second), min(wins, n_first) + 1)
-    pmf = {j: left[j] + right[wins - j] for j in support}
+    pmf = _luce_pmf(first, second, wins, support, _wins_polynomial)
+    if any(v == _NEG_INF for v in pmf.values()):
+        pmf = _luce_pmf(first, second, wins, support, _log_wins_polynomial)
     total = _log_sum(list(pmf.values()))
-    tail = [v for j, v in pmf.items() if (j >= x if upper else j <= x)]
-    return min(0.0, _log_sum(tail) - total) if tail else -math.inf
+    upper = [v for j, v in pmf.items() if j >= x]
+    lower = [v for j, v in pmf.items() if j <= x]
+    return tuple(  # type: ignore[return-value]
+        min(0.0, _log_sum(tail) - total) if tail else -math.inf for tail in (upper, lower)
+    )
 
 
-def _log_wins_polynomial(games: Mapping[int, int], cap: int) -> list[float]:
-    """``log`` of the coefficients of ``z**0 … z**min(cap, n)`` in ``Π_k (1 + z / k) ** n_k``."""
+def _luce_pmf(
+    first: Sequence[float],
+    second: Sequence[float],
+    wins: int,
+    support: range,
+    polynomial: Callable[[Sequence[float], int], list[float]],
+) -> dict[int, float]:
+    """``log e_j(first) + log e_{wins - j}(second)`` over ``support`` (unnormalised)."""
+    left, right = polynomial(first, wins), polynomial(second, wins)
+    return {j: left[j] + right[wins - j] for j in support}
+
+
+_RESCALE: Final = 1e100
+
+
+def _wins_polynomial(rivals: Sequence[float], cap: int) -> list[float]:
+    """``log`` of the coefficients of ``z**0 … z**min(cap, n)`` in ``Π (1 + z / S)``, summed
+    in floating point with a running scale (``-inf`` where a coefficient underflowed)."""
+    poly, log_scale = [1.0], 0.0
+    bound = 1.0  # at least the largest coefficient: each game multiplies it by 1 + 1/S at most
+    for strength in rivals:
+        odds = 1.0 / strength
+        if len(poly) <= cap:
+            poly.append(0.0)
+        poly = [poly[0], *(p + odds * q for p, q in zip(poly[1:], poly, strict=False))]
+        bound *= 1.0 + odds
+        if bound > _RESCALE:
+            peak = max(poly)
+            poly = [v / peak for v in poly]
+            log_scale += math.log(peak)
+            bound = 1.0
+    return [math.log(v) + log_scale if v > 0.0 else _NEG_INF for v in poly]
+
+
+def _log_wins_polynomial(rivals: Sequence[float], cap: int) -> list[float]:
+    """The same coefficients as :func:`_wins_polynomial`, summed in logs (never underflows)."""
     poly = [0.0]
-    for k, n in sorted(games.items()):
-        if k < 1 or n < 0:
-            raise ValueError(f"{n} games against {k} rivals")
-        term = [log_comb(n, j) - j * math.log(k) for j in range(min(n, cap) + 1)]
-        poly = _log_convolve(poly, term, cap)
+    for strength in rivals:
+        poly = _log_convolve(poly, [0.0, -math.log(strength)], cap)
     return poly
 
 

@@ -23,10 +23,12 @@ other accounts sit at every shared table and are no reference). A game without a
 **Statistic.** For each player, the games with the partner at the table (*together*)
 against those without (*apart*), in two parts: the wins, by the exact conditional test of
 ``x``'s wins together given its wins in all decided games, each game won with odds
-``θ / k`` (:func:`~integrity.domain.stats.log_luce_tail`: Luce's choice axiom, the
-strangers alike; ``x``'s strength ``θ`` conditioned out); the hands, by the one-sided
-Wilcoxon–Mann–Whitney rank sum of the comparisons together against apart, tied values at
-their mean rank (normal approximation, :func:`~integrity.domain.stats.log_mid_rank_sum_tail`).
+``θ / S`` (:func:`~integrity.domain.stats.log_luce_tails`: Luce's choice axiom; ``S`` the
+strangers' summed strength, :func:`~integrity.domain.strengths.luce_strengths`, or their
+number when no strengths are given; ``x``'s strength ``θ`` conditioned out); the hands, by
+the one-sided Wilcoxon–Mann–Whitney rank sum of the comparisons together against apart,
+tied values at their mean rank (normal approximation,
+:func:`~integrity.domain.stats.log_mid_rank_sum_tail`).
 Each in the direction asked — *better together* (more wins, fewer points) or *worse* — and
 the two parts combined by Fisher's method (:func:`~integrity.domain.stats.log_fisher_combined`):
 a partner who plays for the beneficiary makes him win more *and* lose with fewer points,
@@ -44,9 +46,11 @@ needs no independence.
 **Null.** Whether the partner sits at the table changes neither who wins between ``x`` and
 the strangers when one of them wins (Luce's choice axiom, which the simulator's winner draw
 satisfies: the partner's own strength changes how often the winner is among them, which the
-test conditions on) nor how ``x``'s hand compares with a losing stranger's (the game's
-length is common to both). Honest friends who queue together meet it: their strangers come
-from the same queue as at their other tables.
+test conditions on; the strangers' strengths are estimates, so a friend who sits with fewer
+strangers than his other games hold meets it only as far as they are right) nor how
+``x``'s hand compares with a losing stranger's (the game's length is common to both).
+Honest friends who queue together meet it: their strangers come from the same queue as at
+their other tables.
 
 **Family (opportunity).** The pairs co-seating discovered (who queue together: a seating
 statistic that looks at no outcome) with ``>= min_shared`` tables together. Weighted
@@ -67,8 +71,7 @@ from __future__ import annotations
 
 import math
 import zlib
-from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar, Final, Protocol, TypeVar, cast
 
@@ -76,7 +79,7 @@ from integrity.domain.data import TableObs, partners_of
 from integrity.domain.stats import (
     bh_log_qvalues,
     log_fisher_combined,
-    log_luce_tail,
+    log_luce_tails,
     log_mid_rank_sum_tail,
 )
 
@@ -91,7 +94,7 @@ __all__ = [
     "shared_bh",
 ]
 
-VERSION: Final = "together-4"
+VERSION: Final = "together-5"
 
 _LOG10: Final = math.log(10.0)
 
@@ -99,13 +102,13 @@ _LOG10: Final = math.log(10.0)
 @dataclass(frozen=True, slots=True)
 class Side:
     """A player's games against the strangers on one side (together or apart): how many
-    enter a part (``games``; a game lost to a stranger may enter both), the number of
-    strangers at each decided game it won (``won``) and lost (``lost``), and its hand
+    enter a part (``games``; a game lost to a stranger may enter both), the strangers'
+    summed strength at each decided game it won (``won``) and lost (``lost``), and its hand
     comparisons with a losing stranger (``heavier``: 1, 1/2 or 0)."""
 
     games: int = 0
-    won: tuple[int, ...] = ()
-    lost: tuple[int, ...] = ()
+    won: tuple[float, ...] = ()
+    lost: tuple[float, ...] = ()
     heavier: tuple[float, ...] = ()
 
 
@@ -174,13 +177,15 @@ def _games(tables: Iterable[TableObs], pairs: Sequence[tuple[str, str]]) -> dict
     return games
 
 
-def _sides(games: Sequence[_Game], partner: str, known: frozenset[str]) -> tuple[Side, Side]:
+def _sides(
+    games: Sequence[_Game], partner: str, known: frozenset[str], strengths: Mapping[str, float]
+) -> tuple[Side, Side]:
     """The player's games against the strangers (module docstring), together with
     ``partner`` and apart; ``known``: the players who queue with either of the pair, never
-    strangers."""
+    strangers; ``strengths``: the strangers' (1 for one without)."""
     used = {True: 0, False: 0}
-    won: dict[bool, list[int]] = {True: [], False: []}
-    lost: dict[bool, list[int]] = {True: [], False: []}
+    won: dict[bool, list[float]] = {True: [], False: []}
+    lost: dict[bool, list[float]] = {True: [], False: []}
     heavier: dict[bool, list[float]] = {True: [], False: []}
     for game_id, players, hands, winners, seat in games:
         strangers = [k for k, p in enumerate(players) if k != seat and p not in known]
@@ -192,11 +197,12 @@ def _sides(games: Sequence[_Game], partner: str, known: frozenset[str]) -> tuple
         if wins and beaten:
             continue  # co-winners: neither part
         used[together] += 1
+        rivals = math.fsum(strengths.get(players[k], 1.0) for k in strangers)
         if wins:
-            won[together].append(len(strangers))
+            won[together].append(rivals)
             continue
         if beaten:
-            lost[together].append(len(strangers))
+            lost[together].append(rivals)
         losing = [k for k in strangers if k not in winners]
         if losing:
             other = hands[losing[zlib.crc32(game_id.encode()) % len(losing)]]
@@ -209,36 +215,38 @@ def _sides(games: Sequence[_Game], partner: str, known: frozenset[str]) -> tuple
     return together_side, apart_side
 
 
-def _log_wins(together: Side, apart: Side, better: bool) -> float:
+def _log_wins(together: Side, apart: Side) -> tuple[float, float]:
     """The exact conditional test of the wins over the strangers, together against apart
-    (:func:`~integrity.domain.stats.log_luce_tail`), one-sided."""
+    (:func:`~integrity.domain.stats.log_luce_tails`), one-sided: more wins together, and
+    fewer."""
     decided = len(together.won) + len(together.lost)
     total = decided + len(apart.won) + len(apart.lost)
     if not decided or decided == total:
-        return 0.0
-    return log_luce_tail(
+        return 0.0, 0.0
+    return log_luce_tails(
         len(together.won),
-        Counter([*together.won, *together.lost]),
-        Counter([*apart.won, *apart.lost]),
+        [*together.won, *together.lost],
+        [*apart.won, *apart.lost],
         len(together.won) + len(apart.won),
-        upper=better,
     )
 
 
-def _log_direction(together: Side, apart: Side, better: bool) -> float:
-    """The two parts' log p-values in one direction, combined by Fisher's method (the parts
-    with games on both sides)."""
-    sign = -1 if better else 1
-    parts = []
+def _log_directions(together: Side, apart: Side) -> dict[str, float]:
+    """Per direction (``better``, ``worse``), the two parts' log p-values combined by
+    Fisher's method (the parts with games on both sides)."""
+    parts: dict[str, list[float]] = {"better": [], "worse": []}
     if (together.won or together.lost) and (apart.won or apart.lost):
-        parts.append(_log_wins(together, apart, better))
+        more, fewer = _log_wins(together, apart)
+        parts["better"].append(more)
+        parts["worse"].append(fewer)
     if together.heavier and apart.heavier:
-        parts.append(
-            log_mid_rank_sum_tail(
-                [sign * v for v in together.heavier], [sign * v for v in apart.heavier]
+        for direction, sign in (("better", -1), ("worse", 1)):
+            parts[direction].append(
+                log_mid_rank_sum_tail(
+                    [sign * v for v in together.heavier], [sign * v for v in apart.heavier]
+                )
             )
-        )
-    return log_fisher_combined(parts)
+    return {direction: log_fisher_combined(logs) for direction, logs in parts.items()}
 
 
 def _mean(values: Sequence[float]) -> float | None:
@@ -251,6 +259,7 @@ def _test(
     neighbours: dict[str, frozenset[str]],
     min_shared: int,
     min_apart: int,
+    strengths: Mapping[str, float],
 ) -> tuple[float, TogetherFlag] | None:
     """The pair's log p-value (module docstring) and its flag before BH (``q`` = 1)."""
     sides: list[PlayerSides] = []
@@ -258,7 +267,7 @@ def _test(
     tests = 0
     known = frozenset(pair).union(*(neighbours.get(player, ()) for player in pair))
     for player, partner in (pair, pair[::-1]):
-        together, apart = _sides(games[player], partner, known)
+        together, apart = _sides(games[player], partner, known, strengths)
         if together.games < min_shared or apart.games < min_apart:
             continue
         sides.append(
@@ -274,9 +283,8 @@ def _test(
                 _mean(apart.heavier),
             )
         )
-        for direction in ("better", "worse"):
+        for direction, log_p in _log_directions(together, apart).items():
             tests += 1
-            log_p = _log_direction(together, apart, direction == "better")
             if best is None or log_p < best[0]:
                 best = (log_p, player, direction)
     if best is None:
@@ -296,12 +304,17 @@ def detect_together(
     q: float = 0.01,
     min_shared: int = 5,
     min_apart: int = 5,
+    strengths: Mapping[str, float] | None = None,
 ) -> TogetherResult:
-    """Test each pair (see the module docstring) and flag at weighted BH ``q``."""
+    """Test each pair (see the module docstring) and flag at weighted BH ``q``; ``strengths``:
+    the players' strengths (1 for a player without; all 1 when not given)."""
     chosen = sorted({(min(a, b), max(a, b)) for a, b in pairs})
     games = _games(tables, chosen)
     neighbours = partners_of(chosen)
-    tested = [t for pair in chosen if (t := _test(pair, games, neighbours, min_shared, min_apart))]
+    known = strengths or {}
+    tested = [
+        t for pair in chosen if (t := _test(pair, games, neighbours, min_shared, min_apart, known))
+    ]
     return TogetherResult(flags=tuple(shared_bh(tested, q)), family_size=len(tested))
 
 

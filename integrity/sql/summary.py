@@ -36,8 +36,11 @@ _LONE_SQL = """
 #: IPv6 /48) appear, and the hour bucket of each game as one character, ``A`` + the hours
 #: since the window's first bucket (``%(first)s``; at most the audit's longest window,
 #: ``integrity.services.audits.LONGEST_WINDOW``, which keeps the characters below the
-#: UTF-16 surrogates PostgreSQL refuses).
+#: UTF-16 surrogates PostgreSQL refuses); and the player's external id (the tables' name for
+#: him).
 _SUMMARY_SQL = """
+    SELECT summary.*, player.external_id
+    FROM (
     SELECT p, count(*) AS n, sum(score) AS total,
            min(device) FILTER (WHERE device <> '')
                IS DISTINCT FROM max(device) FILTER (WHERE device <> '') AS devices,
@@ -52,6 +55,7 @@ _SUMMARY_SQL = """
         WHERE {window} AND s.game_id <> ALL(%(lone)s::bigint[])
     ) AS seats
     GROUP BY p
+    ) AS summary JOIN accounts_player player ON player.id = summary.p
 """
 
 #: The summary's character for the window's first hour bucket.
@@ -71,12 +75,14 @@ class HourActivity:
 @dataclass(frozen=True)
 class WindowPlayers:
     """The window's players as :func:`window_players` summarised them: the skills by player
-    id, the ids of the players boosting can test and of those among them whose history it
+    id and by external id (:func:`~integrity.domain.audit.window_skills`), the ids of the
+    players boosting can test and of those among them whose history it
     reads (:func:`~integrity.domain.boosting.reads_history`), the lone games left out by
     every table read, the window's seats and players (lone games included), and the hour
     activity co-seating needs."""
 
     skill: dict[int, float]
+    skills: dict[str, float]
     boosting: list[int]
     history: list[int]
     lone: list[int]
@@ -100,6 +106,7 @@ def window_players(
     window, values = window_sql(window_start, window_end, event)
     voided = window_sql(window_start, window_end, event, "v", voided=True)[0]
     skill: dict[int, float] = {}
+    skills: dict[str, float] = {}
     testable: list[int] = []
     history: list[int] = []
     least = 2 * params.min_segment
@@ -120,10 +127,10 @@ def window_players(
         eligible = 0
         active: Counter[str] = Counter()
         with closing(streamed(_SUMMARY_SQL.format(window=window), values)) as summary:
-            for player, games, total, devices, ranges, hours in summary:
+            for player, games, total, devices, ranges, hours, name in summary:
                 seats += games
                 players.add(player)
-                skill[player] = total / games
+                skill[player] = skills[name] = total / games
                 if games >= params.min_games:
                     eligible += 1
                     active.update(set(hours))
@@ -139,4 +146,6 @@ def window_players(
                     if reads_history(several_devices=devices, several_ranges=ranges):
                         history.append(player)
     activity = HourActivity(eligible, {first + ord(hour) - _A: n for hour, n in active.items()})
-    return WindowPlayers(skill, testable, history, lone_games, seats, len(players), activity)
+    return WindowPlayers(
+        skill, skills, testable, history, lone_games, seats, len(players), activity
+    )

@@ -93,16 +93,14 @@ def test_the_database_reads_the_history_the_in_memory_audit_is_given(
     )
     assert sql.flags == memory.flags
     # Point flow, "better together" and the fed accounts test the window's pairs on both
-    # weeks: the three feeders' shared wins grow by the week before's, and two pairs (three
-    # at q = 0.5) are flagged together only with it.
+    # weeks: the three feeders' shared wins grow by the week before's, and two pairs (the
+    # farm's, at either level) are flagged together only with it.
     assert memory.pointflow.family_size == alone.pointflow.family_size
     assert sorted(f.shared_wins for f in memory.pointflow.flags) == [22, 24, 24]
     assert sorted(f.shared_wins for f in alone.pointflow.flags) == (
         [] if params == AuditParams() else [9, 15, 15]
     )
-    assert (len(memory.together.flags), len(alone.together.flags)) == (
-        (2, 0) if params == AuditParams() else (3, 0)
-    )
+    assert (len(memory.together.flags), len(alone.together.flags)) == (2, 0)
     # The database read the history of the players whose window holds two devices and two
     # address ranges, the booster among them.
     players = window_players(**window, params=params)

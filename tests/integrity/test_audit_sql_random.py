@@ -13,7 +13,7 @@ import pytest
 
 from accounts.models import Player
 from flows.ingest import games_ingest
-from integrity.domain.audit import AuditParams, audit, observations
+from integrity.domain.audit import AuditParams, audit, observations, window_skills
 from integrity.domain.coseating import detect_coseating
 from integrity.domain.sessions import detect_sessions
 from integrity.services import audits
@@ -86,6 +86,7 @@ def test_each_sql_count_equals_its_pure_rule_on_random_weeks(week: Event, seed: 
     assert {keys[pk]: skill for pk, skill in summary.skill.items()} == {
         player: sum(scores) / len(scores) for player, scores in totals.items()
     }
+    assert summary.skills == window_skills(tables)
     # The whole audit (boosting on the summary's testable players, point flow on the tables
     # of the pairs sharing enough) against the in-memory audit.
     memory = audit(tables, sessions, params)

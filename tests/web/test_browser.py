@@ -851,7 +851,7 @@ def test_a_reviewer_reads_better_together_side_by_side(
         live_server,
         monkeypatch,
         Flag.Detector.TOGETHER,
-        version="together-4",
+        version="together-5",
         statistic=None,
         p_value=4e-6,
         q_value=2.1e-4,
@@ -893,7 +893,7 @@ def test_a_reviewer_reads_better_together_side_by_side(
     assert texts(driver, ".flag-together .flag-details li")[1:] == [
         "黑土：同桌 24 局，胜陌生对手 0 次、负 6 次，同输时牌分多于陌生对手的比例 100%；"
         "其他 9 局，胜 2 次、负 5 次，同输时 50%。",
-        "每局与同桌的陌生对手比较（搭档和常一起排队的人不计）：比谁先出完；"
+        "每局与同桌的陌生对手比较（搭档和常一起排队的人不计）：比谁先出完（陌生对手的强弱按其审查期内的平均得分估计）；"
         "他没出完时，比他与没出完的陌生对手的剩余牌分（相同算一半）。",
     ]
     no_blocking_violations(driver)

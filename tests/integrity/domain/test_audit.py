@@ -13,6 +13,7 @@ from integrity.domain.audit import (
     pointflow_of,
     skill_expectation,
     together_of,
+    window_skills,
 )
 from integrity.domain.data import SessionObs, TableObs
 from integrity.domain.sessions import SameTableLink
@@ -157,7 +158,8 @@ def test_the_pair_tests_read_the_history_for_the_windows_pairs() -> None:
     assert outcome.coseating == alone.coseating
     coseating = outcome.coseating
     assert outcome.pointflow == pointflow_of(window, coseating, params, before)
-    assert outcome.together == together_of([*before, *window], coseating, params)
+    skills = window_skills(window)
+    assert outcome.together == together_of([*before, *window], coseating, params, skills)
     assert outcome.fed == fed_of([*before, *window], coseating, params)
     # The window's families, the history's games: the farm sat together 30 times in each
     # week, and each of its accounts won 8 of its tables together in the window.

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from collections import Counter
 from fractions import Fraction
 from itertools import combinations, product
 
@@ -12,12 +11,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from integrity.domain.stats import (
+    _log_wins_polynomial,
+    _wins_polynomial,
     bh_log_qvalues,
     bh_qvalues,
     log_binomial_sf,
     log_fisher_combined,
     log_fisher_lower,
-    log_luce_tail,
+    log_luce_tails,
     log_normal_sf,
     log_poisson_binomial_sf,
     log_poisson_sf,
@@ -308,13 +309,15 @@ def test_bh_monotone_in_p(p_values: list[float], index: int, bump: float) -> Non
 # --- Luce's conditional test of wins -------------------------------------------------------
 
 
-def brute_luce(x: int, first: list[int], second: list[int], wins: int, upper: bool) -> Fraction:
+def brute_luce(
+    x: int, first: list[Fraction], second: list[Fraction], wins: int, upper: bool
+) -> Fraction:
     """P(X >= x) (or <= x) by enumerating every set of ``wins`` won games, each weighted by
-    the product of 1/k over its games (the odds ratio against the player's strength)."""
+    the product of 1/S over its games (the odds ratio against the player's strength)."""
     games = [(True, k) for k in first] + [(False, k) for k in second]
     total = tail = Fraction(0)
     for chosen in combinations(range(len(games)), wins):
-        weight = math.prod(Fraction(1, games[i][1]) for i in chosen)
+        weight = math.prod(1 / games[i][1] for i in chosen)
         landed = sum(1 for i in chosen if games[i][0])
         total += weight
         if (landed >= x) if upper else (landed <= x):
@@ -322,20 +325,26 @@ def brute_luce(x: int, first: list[int], second: list[int], wins: int, upper: bo
     return tail / total
 
 
+#: Rivals' summed strengths: whole numbers of unit rivals and fitted strengths alike.
+strengths = st.fractions(Fraction(1, 4), Fraction(6), max_denominator=8)
+
+
 @settings(max_examples=60, deadline=None)
 @given(
-    first=st.lists(st.integers(1, 3), min_size=1, max_size=6),
-    second=st.lists(st.integers(1, 3), min_size=1, max_size=6),
+    first=st.lists(strengths, min_size=1, max_size=6),
+    second=st.lists(strengths, min_size=1, max_size=6),
     data=st.data(),
 )
 def test_luce_tail_matches_enumeration(
-    first: list[int], second: list[int], data: st.DataObject
+    first: list[Fraction], second: list[Fraction], data: st.DataObject
 ) -> None:
     wins = data.draw(st.integers(0, len(first) + len(second)))
     x = data.draw(st.integers(0, len(first)))
     for upper in (True, False):
         expected = brute_luce(x, first, second, wins, upper)
-        got = log_luce_tail(x, Counter(first), Counter(second), wins, upper=upper)
+        got = log_luce_tails(x, [float(s) for s in first], [float(s) for s in second], wins)[
+            0 if upper else 1
+        ]
         if expected == 0:
             assert got == -math.inf
         else:
@@ -344,19 +353,34 @@ def test_luce_tail_matches_enumeration(
 
 def test_luce_tail_with_one_rival_count_is_fishers_test() -> None:
     # 5 games together and 7 apart, all against three strangers, 6 won, 2 of them together
-    assert log_luce_tail(2, {3: 5}, {3: 7}, 6, upper=False) == pytest.approx(
+    assert log_luce_tails(2, [3.0] * 5, [3.0] * 7, 6)[1] == pytest.approx(
         log_fisher_lower(2, 5, 6, 12)
     )
     # the same games against one, two or three strangers: weaker rivals make wins together
     # less surprising when the together games hold fewer of them
-    together_two = math.exp(log_luce_tail(4, {2: 5}, {3: 7}, 6, upper=True))
-    together_three = math.exp(log_luce_tail(4, {3: 5}, {3: 7}, 6, upper=True))
+    together_two = math.exp(log_luce_tails(4, [2.0] * 5, [3.0] * 7, 6)[0])
+    together_three = math.exp(log_luce_tails(4, [3.0] * 5, [3.0] * 7, 6)[0])
     assert together_three < together_two
-    assert together_two == pytest.approx(float(brute_luce(4, [2] * 5, [3] * 7, 6, True)))
+    two, three = [Fraction(2)] * 5, [Fraction(3)] * 7
+    assert together_two == pytest.approx(float(brute_luce(4, two, three, 6, True)))
+
+
+def test_luce_tail_sums_in_logs_where_the_coefficients_underflow() -> None:
+    """2,000 games against rivals of strength 1e-3 and 1e3: the floating-point sums lose the
+    far coefficients, the sums in logs keep them, and the tail equals Fisher's test of the
+    same counts where every rival is alike."""
+    far = log_luce_tails(0, [1e-3] * 1000, [1e3] * 1000, 1000)[1]
+    # P(X <= 0) = e_1000(second) / Σ_j e_j(first) e_1000-j(second) <= the j = 0 term over
+    # the j = 1000 one, (1e-3) ** 1000 / (1e3) ** 1000
+    assert -math.inf < far <= -6000 * math.log(10.0)
+    rivals = [0.5 + (k % 7) / 3 for k in range(300)]
+    assert _wins_polynomial(rivals, 120) == pytest.approx(_log_wins_polynomial(rivals, 120))
+    same = log_luce_tails(400, [7.0] * 1000, [7.0] * 1000, 1000)[1]
+    assert same == pytest.approx(log_fisher_lower(400, 1000, 1000, 2000), rel=1e-9)
 
 
 def test_luce_tail_refuses_impossible_counts() -> None:
     with pytest.raises(ValueError, match="7 wins in 6 games"):
-        log_luce_tail(0, {1: 3}, {2: 3}, 7, upper=True)
-    with pytest.raises(ValueError, match="3 games against 0 rivals"):
-        log_luce_tail(0, {0: 3}, {2: 3}, 1, upper=True)
+        log_luce_tails(0, [1.0] * 3, [2.0] * 3, 7)[0]
+    with pytest.raises(ValueError, match="rivals of positive strength"):
+        log_luce_tails(0, [0.0] * 3, [2.0] * 3, 1)[0]

@@ -7,17 +7,19 @@ import zlib
 
 import pytest
 
+from integrity.domain.audit import window_skills
 from integrity.domain.data import TableObs
 from integrity.domain.stats import (
     bh_log_qvalues,
     log_fisher_lower,
-    log_luce_tail,
+    log_luce_tails,
     log_mid_rank_sum_tail,
     log_normal_sf,
     log_rank_sum_sf,
     rank_sum,
 )
-from integrity.domain.together import Side, _log_direction, _log_wins, _sides, detect_together
+from integrity.domain.strengths import luce_strengths
+from integrity.domain.together import Side, _log_directions, _log_wins, _sides, detect_together
 
 from .sim import FRIENDS, thurstone_week
 
@@ -61,25 +63,30 @@ def test_each_game_compares_the_player_with_the_strangers() -> None:
         ("g5", ("x", "s", "t", "u"), (6, 6, 0, 12), (2,), 0),
         ("g6", ("x", "s", "t", "u"), (0, 0, 5, 7), (0, 1), 0),  # x and s co-win: not used
     ]
-    together, apart = _sides(games, "y", frozenset({"x", "y", "k"}))
-    assert together == Side(games=2, won=(1,), lost=(), heavier=(1.0,))
-    assert apart == Side(games=2, won=(), lost=(1, 3), heavier=((0.5, 0.0)[picked],))
+    together, apart = _sides(games, "y", frozenset({"x", "y", "k"}), {})
+    assert together == Side(games=2, won=(1.0,), lost=(), heavier=(1.0,))
+    assert apart == Side(games=2, won=(), lost=(1.0, 3.0), heavier=((0.5, 0.0)[picked],))
+    # with the strangers' strengths, each decided game holds their sum (1 without one)
+    strengths = {"s": 0.5, "t": 2.0, "k": 9.0, "y": 9.0}
+    together, apart = _sides(games, "y", frozenset({"x", "y", "k"}), strengths)
+    assert together.won == (0.5,)
+    assert apart.lost == (0.5, 3.5)
 
 
 def test_the_wins_are_luces_conditional_test_one_sided() -> None:
     # together 4 wins of 5 against three strangers, apart 1 of 5: Fisher's exact test
     together, apart = Side(5, (3,) * 4, (3,)), Side(5, (3,), (3,) * 4)
     expected = (math.comb(5, 4) * math.comb(5, 1) + math.comb(5, 5)) / math.comb(10, 5)
-    assert math.exp(_log_wins(together, apart, better=True)) == pytest.approx(expected)
-    assert math.exp(_log_wins(apart, together, better=False)) == pytest.approx(expected)
-    assert _log_wins(together, apart, better=True) == pytest.approx(
+    assert math.exp(_log_wins(together, apart)[0]) == pytest.approx(expected)
+    assert math.exp(_log_wins(apart, together)[1]) == pytest.approx(expected)
+    assert _log_wins(together, apart)[0] == pytest.approx(
         log_fisher_lower(1, 5, 5, 10)  # P(1 loss or fewer together)
     )
     # with two strangers at the table together and three apart, each game weighs 1/k
     fewer = Side(5, (2,) * 4, (2,))
-    assert _log_wins(fewer, apart, better=True) == log_luce_tail(4, {2: 5}, {3: 5}, 5, upper=True)
-    assert _log_wins(fewer, apart, better=True) > _log_wins(together, apart, better=True)
-    assert _log_wins(Side(), apart, better=True) == 0.0
+    assert _log_wins(fewer, apart)[0] == log_luce_tails(4, [2.0] * 5, [3.0] * 5, 5)[0]
+    assert _log_wins(fewer, apart)[0] > _log_wins(together, apart)[0]
+    assert _log_wins(Side(), apart) == (0.0, 0.0)
 
 
 def test_the_two_parts_combine_by_fishers_method() -> None:
@@ -88,15 +95,15 @@ def test_the_two_parts_combine_by_fishers_method() -> None:
     on one side is left out)."""
     together = Side(5, (3,) * 4, (3,), (0.0, 0.0, 0.5))
     apart = Side(5, (3,), (3,) * 4, (1.0, 0.5, 1.0, 1.0))
-    log_wins = _log_wins(together, apart, better=True)
+    log_wins = _log_wins(together, apart)[0]
     log_hands = log_mid_rank_sum_tail([-0.0, -0.0, -0.5], [-1.0, -0.5, -1.0, -1.0])
     product = math.exp(log_wins + log_hands)
-    assert math.exp(_log_direction(together, apart, better=True)) == pytest.approx(
+    assert math.exp(_log_directions(together, apart)["better"]) == pytest.approx(
         product * (1 - math.log(product)), rel=1e-12
     )
     no_hands = Side(5, (3,) * 4, (3,))
-    assert _log_direction(no_hands, apart, better=True) == pytest.approx(log_wins, rel=1e-12)
-    assert _log_direction(Side(), Side(), better=True) == 0.0
+    assert _log_directions(no_hands, apart)["better"] == pytest.approx(log_wins, rel=1e-12)
+    assert _log_directions(Side(), Side()) == {"better": 0.0, "worse": 0.0}
 
 
 def week(feed: bool, seed: int) -> list[TableObs]:
@@ -194,3 +201,38 @@ def test_honest_friends_are_not_flagged_where_luces_axiom_fails() -> None:
     p_values = [flag.p for result in found for flag in result.flags]
     assert (sum(p <= 0.01 for p in p_values), sum(p <= 0.05 for p in p_values)) == (0, 1)
     assert [len(detect_together(tables, FRIENDS).flags) for tables in weeks] == [0, 0, 0]
+
+
+def test_the_strangers_strengths_keep_weak_strangers_from_looking_like_help() -> None:
+    """x and y sit together with two weak strangers and apart with three strong ones, the
+    winner drawn by Luce's axiom at each player's strength: taking the strangers as alike,
+    x and y look better together; weighed by their strengths (fitted to the strangers' mean
+    scores over their own games), they do not."""
+    rng = random.Random(0)
+    weak, strong = [f"w{i:02d}" for i in range(40)], [f"s{i:02d}" for i in range(40)]
+    skill = {**dict.fromkeys(weak, -1.0), **dict.fromkeys(strong, 1.0), "x": 0.0, "y": 0.0}
+    tables: list[TableObs] = []
+
+    def play(game: str, players: list[str]) -> None:
+        won = rng.choices(range(len(players)), [math.exp(skill[p]) for p in players])[0]
+        hands = [0 if k == won else 10 + (7 * k + len(tables)) % 50 for k in range(len(players))]
+        scores = [sum(hands) if k == won else -hands[k] for k in range(len(players))]
+        tables.append(TableObs(game, 0, tuple(players), tuple(hands), tuple(scores), (won,)))
+
+    for r in range(30):  # the strangers' own games, weak and strong at one table
+        pool = weak + strong
+        rng.shuffle(pool)
+        for t in range(0, 80, 4):
+            play(f"r{r}t{t}", pool[t : t + 4])
+    for g in range(60):
+        play(f"t{g}", ["x", "y", *rng.sample(weak, 2)])
+        play(f"a{g}", ["x", *rng.sample(strong, 3)])
+        play(f"b{g}", ["y", *rng.sample(strong, 3)])
+
+    alike = detect_together(tables, [("x", "y")], q=1.0)
+    strengths = luce_strengths(window_skills(tables), tables)
+    weighed = detect_together(tables, [("x", "y")], q=1.0, strengths=strengths)
+    assert (alike.flags[0].direction, alike.flags[0].p < 1e-3) == ("better", True)
+    assert weighed.flags[0].p == 1.0
+    # the fitted strengths set the weak strangers apart from the strong ones
+    assert sum(strengths[p] for p in weak) * 2 < sum(strengths[p] for p in strong)
