@@ -57,12 +57,13 @@ def fit_scale(games: list[tuple[list[float], int]]) -> float:
     beta = 0.0
     for _ in range(_MAX_STEPS):
         scores, informations = [], []
+        exp = math.exp
         for xs, winner in games:
             shift = max(beta * x for x in xs)
-            weights = [math.exp(beta * x - shift) for x in xs]
-            total = math.fsum(weights)
-            first = math.fsum(w * x for w, x in zip(weights, xs, strict=True)) / total
-            second = math.fsum(w * x * x for w, x in zip(weights, xs, strict=True)) / total
+            weights = [exp(beta * x - shift) for x in xs]
+            total = sum(weights)  # in seat order: the same whatever the games' order
+            first = sum([w * x for w, x in zip(weights, xs, strict=True)]) / total
+            second = sum([w * x * x for w, x in zip(weights, xs, strict=True)]) / total
             scores.append(xs[winner] - first)
             informations.append(second - first * first)
         # summed exactly (math.fsum), so the fit does not depend on the games' order
