@@ -89,6 +89,7 @@ DEFAULT_MAX_CELLS: Final = 200_000
 
 _REL_EPS: Final = 1e-17
 _LINEAR_FLOOR: Final = 1e-250  # below this the linear DP may have lost mass to underflow
+_RESCALE: Final = 1e100  # Luce's coefficients are rescaled once they may have grown past this
 _NEG_INF: Final = -math.inf
 
 
@@ -433,10 +434,13 @@ def log_luce_tails(
     if any(v == _NEG_INF for v in pmf.values()):
         pmf = _luce_pmf(first, second, wins, support, _log_wins_polynomial)
     total = _log_sum(list(pmf.values()))
-    upper = [v for j, v in pmf.items() if j >= x]
-    lower = [v for j, v in pmf.items() if j <= x]
-    return tuple(  # type: ignore[return-value]
-        min(0.0, _log_sum(tail) - total) if tail else -math.inf for tail in (upper, lower)
+
+    def tail(logs: list[float]) -> float:
+        return min(0.0, _log_sum(logs) - total) if logs else -math.inf
+
+    return (
+        tail([v for j, v in pmf.items() if j >= x]),
+        tail([v for j, v in pmf.items() if j <= x]),
     )
 
 
@@ -450,9 +454,6 @@ def _luce_pmf(
     """``log e_j(first) + log e_{wins - j}(second)`` over ``support`` (unnormalised)."""
     left, right = polynomial(first, wins), polynomial(second, wins)
     return {j: left[j] + right[wins - j] for j in support}
-
-
-_RESCALE: Final = 1e100
 
 
 def _wins_polynomial(rivals: Sequence[float], cap: int) -> list[float]:

@@ -54,10 +54,9 @@ def _out_games(
 def fit_scale(games: list[tuple[list[float], int]]) -> float:
     """The maximum-likelihood ``β`` of Luce's winner draw with strengths ``exp(β x)`` over
     ``games`` (each: the seats' ``x`` and the winning seat); 0 without any."""
-    beta = 0.0
+    beta, exp = 0.0, math.exp
     for _ in range(_MAX_STEPS):
         scores, informations = [], []
-        exp = math.exp
         for xs, winner in games:
             shift = max(beta * x for x in xs)
             weights = [exp(beta * x - shift) for x in xs]

@@ -366,7 +366,7 @@ def _audit_in_sql(
         seconds["pointflow"] = time.perf_counter() - started
         started = time.perf_counter()
         paired = [*earlier_tables, *tables]
-        together = together_of(paired, counted.coseating, params, players.skills)
+        together = together_of(paired, counted.coseating, params, players.skill_by_external_id)
         seconds["together"] = time.perf_counter() - started
         started = time.perf_counter()
         fed = fed_of(paired, counted.coseating, params)

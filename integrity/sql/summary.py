@@ -82,7 +82,7 @@ class WindowPlayers:
     activity co-seating needs."""
 
     skill: dict[int, float]
-    skills: dict[str, float]
+    skill_by_external_id: dict[str, float]
     boosting: list[int]
     history: list[int]
     lone: list[int]
@@ -106,7 +106,7 @@ def window_players(
     window, values = window_sql(window_start, window_end, event)
     voided = window_sql(window_start, window_end, event, "v", voided=True)[0]
     skill: dict[int, float] = {}
-    skills: dict[str, float] = {}
+    skill_by_external_id: dict[str, float] = {}
     testable: list[int] = []
     history: list[int] = []
     least = 2 * params.min_segment
@@ -130,7 +130,7 @@ def window_players(
             for player, games, total, devices, ranges, hours, name in summary:
                 seats += games
                 players.add(player)
-                skill[player] = skills[name] = total / games
+                skill[player] = skill_by_external_id[name] = total / games
                 if games >= params.min_games:
                     eligible += 1
                     active.update(set(hours))
@@ -147,5 +147,5 @@ def window_players(
                         history.append(player)
     activity = HourActivity(eligible, {first + ord(hour) - _A: n for hour, n in active.items()})
     return WindowPlayers(
-        skill, skills, testable, history, lone_games, seats, len(players), activity
+        skill, skill_by_external_id, testable, history, lone_games, seats, len(players), activity
     )

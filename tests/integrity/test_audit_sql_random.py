@@ -86,7 +86,7 @@ def test_each_sql_count_equals_its_pure_rule_on_random_weeks(week: Event, seed: 
     assert {keys[pk]: skill for pk, skill in summary.skill.items()} == {
         player: sum(scores) / len(scores) for player, scores in totals.items()
     }
-    assert summary.skills == window_skills(tables)
+    assert summary.skill_by_external_id == window_skills(tables)
     # The whole audit (boosting on the summary's testable players, point flow on the tables
     # of the pairs sharing enough) against the in-memory audit.
     memory = audit(tables, sessions, params)
