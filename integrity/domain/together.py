@@ -197,12 +197,11 @@ def _sides(
         if wins and beaten:
             continue  # co-winners: neither part
         used[together] += 1
-        rivals = math.fsum(strengths.get(players[k], 1.0) for k in strangers)
-        if wins:
-            won[together].append(rivals)
-            continue
-        if beaten:
-            lost[together].append(rivals)
+        if wins or beaten:
+            rivals = math.fsum(strengths.get(players[k], 1.0) for k in strangers)
+            (won if wins else lost)[together].append(rivals)
+            if wins:
+                continue
         losing = [k for k in strangers if k not in winners]
         if losing:
             other = hands[losing[zlib.crc32(game_id.encode()) % len(losing)]]
@@ -311,9 +310,11 @@ def detect_together(
     chosen = sorted({(min(a, b), max(a, b)) for a, b in pairs})
     games = _games(tables, chosen)
     neighbours = partners_of(chosen)
-    known = strengths or {}
+    strength_of = strengths or {}
     tested = [
-        t for pair in chosen if (t := _test(pair, games, neighbours, min_shared, min_apart, known))
+        t
+        for pair in chosen
+        if (t := _test(pair, games, neighbours, min_shared, min_apart, strength_of))
     ]
     return TogetherResult(flags=tuple(shared_bh(tested, q)), family_size=len(tested))
 
