@@ -27,7 +27,8 @@ a pair whose strengths are read from many games is held to the steeper slope the
 difference has). ``β`` and ``γ`` by least squares through 0 on ``Δt`` and ``Δt · s²``,
 ``σ²`` the mean squared residual, over every such pair of losers whose players both have
 ``>= MIN_DECIDED`` decided games. All three are read from the games the audit reads, not
-assumed.
+assumed. Where ``σ² = 0`` (the games were stored without hands: every loser counts 0
+cards) there is no law and no pair is tested.
 
 **Style.** Players differ in the cards they keep beyond their strength (a hoarder of wilds
 ends heavier): an offset of their own, the same in all their games, of variance ``τ²``
@@ -241,6 +242,8 @@ def _law(
     variance = math.fsum((d - (beta + dilution * s2) * dt) ** 2 for dt, s2, d in pairs) / (
         len(pairs) - fitted
     )
+    if not variance > 0:
+        return None  # the cards fit their strengths exactly: no hands stored, no law
     return CardLaw(beta, dilution, variance, len(pairs))
 
 
@@ -305,8 +308,13 @@ def _style(
     centre = statistics.median(mean for mean, _ in players)
     squares = [((mean - centre) ** 2, noise) for mean, noise in players]
 
+    def ratio(square: float, spread: float) -> float:
+        """``(r̄ - c)² / (v + τ²)``; a player whose residuals do not vary is infinitely
+        far from ``c`` unless he is at it."""
+        return square / spread if spread > 0 else math.inf if square > 0 else 0.0
+
     def median_ratio(style: float) -> float:
-        return statistics.median(square / (noise + style) for square, noise in squares)
+        return statistics.median(ratio(square, noise + style) for square, noise in squares)
 
     if median_ratio(0.0) <= _CHI2_MEDIAN:
         return 0.0

@@ -250,6 +250,51 @@ def test_without_the_cards_nothing_is_tested() -> None:
     assert (result.flags, result.family_size, result.law) == ((), 0, None)
 
 
+def test_cards_that_never_differ_test_nothing() -> None:
+    """Games stored without hands count no cards: every loser holds 0, the law has no
+    spread, and no pair is tested (rather than divided by a zero variance)."""
+    tables, pairs, _ = _week(5, quiet=True)
+    empty = [t._replace(cards=(0,) * len(t.players)) for t in tables]
+
+    result = detect_kept(empty, pairs)
+
+    assert (result.flags, result.family_size, result.law) == ((), 0, None)
+
+
+def test_a_player_whose_residuals_do_not_vary_is_read_as_far_from_the_median() -> None:
+    """A player who keeps exactly as many cards as the stranger in every game apart has a
+    mean residual without sampling variance: at τ² = 0 his ratio is infinite unless his
+    residual is the median's (here c's 0 is), and the style is still read (e: r̄ -4)."""
+    law = CardLaw(beta=0.0, dilution=0.0, variance=9.0, losers=100)
+    t0, _ = strength({2: [0, MIN_APART]})
+    strengths = {"s": (t0, 0.0), "a": (3.0, 0.1), "c": (3.0, 0.1), "e": (3.0, 0.1)}
+    couples = [("a", "b"), ("c", "d"), ("e", "f")]
+    partners = {
+        **{p: frozenset({q}) for p, q in couples},
+        **{q: frozenset({p}) for p, q in couples},
+    }
+
+    def apart(player: str, diffs: tuple[int, int]) -> list[TableObs]:
+        return [
+            TableObs(
+                f"{player}{g}",
+                0,
+                (player, "s", "u"),
+                (0,) * 3,
+                (0,) * 3,
+                (2,),
+                (10 + diffs[g % 2], 10, 0),
+            )
+            for g in range(MIN_APART)
+        ]
+
+    tables = [*apart("a", (5, 5)), *apart("c", (0, 0)), *apart("e", (-4, -4))]
+    # every r̄ exact (v = 0, the slope 0): at τ² = 0 the ratios are 25 / 0, 0 / 0 and
+    # 16 / 0, read as inf, 0 and inf; above it, the median is e's 16 / τ²
+    median = statistics.NormalDist().inv_cdf(0.75) ** 2
+    assert _style(tables, partners, strengths, law) == pytest.approx(16 / median, rel=1e-9)
+
+
 def test_a_player_with_few_decided_games_is_not_tested() -> None:
     tables, pairs, _ = _week(5, quiet=True)
     # p000's first games only: fewer decided games than MIN_DECIDED
