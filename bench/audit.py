@@ -4,11 +4,13 @@ Scale 1.0 is 10,000,000 four-seat games (``--scale 0.01``: 100,000), measured at
 — a quarter, a half and all of it — to show the growth. The games and seats of one custom
 event are generated in SQL (``generate_series``; players by COPY), not ingested: a week of
 play, ~30 games per player, four distinct random players per game, each player on their own
-address and device; four seats in ten hold chances to punish their next player (one or two,
-as ``Seat.chances`` of kind punish: every bench game counts as logged, about the share of
-seats with chances to punish in the engine's games), so the whole audit sums soft play's
-pairs too. Then, for each size, in
-the same run:
+address and device. 3 % of the players queue in pairs of friends (:data:`PAIRED`), so
+co-seating finds them and the pair tests read their games. The audit's history days before
+the window (``INTEGRITY_HISTORY_DAYS``) are played alike, at the window's rate. Four seats in
+ten hold chances to punish their next player (one or two, as ``Seat.chances`` of kind
+punish: every bench game counts as logged, about the share of seats with chances to punish
+in the engine's games), so the whole audit sums soft play's pairs too. Then, for each size,
+in the same run:
 
 * **service** — the co-seating audit on its own: :func:`integrity.sql.coseating_sql`
   (the window's summary, which gives the eligible players per hour; then games as player
@@ -22,11 +24,12 @@ the same run:
 
 * **whole audit** — ``audit_event`` itself, once: co-seating counted in SQL on a second
   connection while the window's players are summarised, the tables of the players boosting
-  can test loaded and boosting run, and shared sessions grouped in SQL; then point flow on
-  the tables of the pairs sharing enough tables, and flags and cases written (the run and
-  its flags are deleted with the bench data). The bench players each keep one address and
-  device, so the sessions graph is trivial here, and boosting tests the players whose hours
-  of play happen to shift.
+  can test loaded and boosting run, and shared sessions grouped in SQL; then the pair tests
+  (point flow, "better together", the fed account, the cards kept) on the tables of the
+  pairs sharing enough tables, in the window and its history, and flags and cases written
+  (the run, its flags and the bench players' cases are deleted with the bench data). The
+  bench players each keep one address and device, so the sessions graph is trivial here,
+  and boosting tests the players whose hours of play happen to shift.
 
 After seeding, the tables are vacuumed and analyzed and a checkpoint taken (neither side then
 pays for hint bits, autovacuum or dirty pages); service and baseline are then run
@@ -44,13 +47,14 @@ import time
 from datetime import date, datetime, timedelta
 from typing import Any, TextIO
 
+from django.conf import settings
 from django.db import connection, transaction
 
 from accounts.provinces import PROVINCES
 from bench.players import delete_bench_players
 from bench.registry import Result, stage
 from core.domain.clock import TOUR_TZ
-from integrity.models import AuditRun
+from integrity.models import AuditRun, Case
 from integrity.services.audits import audit_event
 from integrity.sql import coseating_sql
 from tournaments.models import Event, Season
@@ -59,7 +63,8 @@ GAMES_AT_SCALE_1 = 10_000_000
 GAMES_PER_PLAYER = 30
 BENCH_YEAR = 2997
 EVENT = "bench-audit"
-#: The week before the window, played by the same players: boosting's history.
+#: The audit's history days before the window (``INTEGRITY_HISTORY_DAYS``), played by the
+#: same players at the window's rate: boosting's baseline and the pairs' earlier games.
 HISTORY = "bench-audit-history"
 PREFIX = "bench-au-"
 START = datetime(2021, 3, 1, tzinfo=TOUR_TZ)
@@ -70,9 +75,14 @@ RUNS = 3
 #: The share of seats holding chances to punish against their next player (one or two, one
 #: fewer punished): every bench game is logged, as in the engine's games (~0.4 a seat).
 CHANCE_SEATS = 0.4
+#: The share of players who queue with a friend (in pairs of consecutive players; about the
+#: share co-seating finds on a simulated week, docs/integrity.md): a pair's first player
+#: brings his friend to every game he opens (seat 0), some 7 of his ~30 games a week.
+PAIRED = 0.03
 
 
 def _clean() -> None:
+    Case.objects.filter(caseplayer__player__external_id__startswith=PREFIX).delete()
     AuditRun.objects.filter(event__code=EVENT).delete()
     codes = [EVENT, HISTORY]
     with connection.cursor() as cursor:
@@ -92,15 +102,16 @@ def _clean() -> None:
 
 
 def _seed(games: int, rng: random.Random) -> Event:
-    """Players by COPY, then the games and seats of the week before the window and of the
-    window by SQL; returns the bench event (not timed)."""
+    """Players by COPY, then the games and seats of the audit's history days before the
+    window and of the window by SQL; returns the bench event (not timed)."""
     players = max(1_000, games * 4 // GAMES_PER_PLAYER)
+    days = settings.INTEGRITY_HISTORY_DAYS
     season = Season.objects.create(year=BENCH_YEAR, name="bench audit", starts_on=date(2021, 3, 1))
     history = Event.objects.create(
         season=season,
         code=HISTORY,
         kind="custom",
-        starts_at=START - timedelta(days=7),
+        starts_at=START - timedelta(days=days),
         ends_at=START - timedelta(microseconds=1),
     )
     event = Event.objects.create(
@@ -124,24 +135,33 @@ def _seed(games: int, rng: random.Random) -> Event:
         first, last = cursor.fetchone()
         assert last - first + 1 == players, "bench players must have consecutive ids"  # noqa: S101
         cursor.execute("SELECT setseed(%s)", [rng.random()])
-        _play(cursor, history, games, players, first, "h-")
-        _play(cursor, event, games, players, first, "")
+        if days:
+            _play(cursor, history, games * days // 7, days, players, first, "h-")
+        _play(cursor, event, games, 7, players, first, "")
     return event
 
 
-def _play(cursor: Any, event: Event, games: int, players: int, first: int, tag: str) -> None:
-    """``games`` random four-seat games of ``event``'s 7 days among the ``players`` from id
-    ``first`` (module docstring)."""
+def _play(
+    cursor: Any, event: Event, games: int, days: int, players: int, first: int, tag: str
+) -> None:
+    """``games`` random four-seat games of ``event``'s ``days`` among the ``players`` from id
+    ``first``, the pairs' friends brought along (module docstring, :data:`PAIRED`)."""
     cursor.execute(
         """
         INSERT INTO tournaments_game (record_id, digest, event_id, mode, started_at,
             ended_at, ended_by, seat_count, voided, ingested_at)
         SELECT %(prefix)s || g, repeat('0', 64), %(event)s, 'singles',
                t - interval '3 minutes', t, 'out', 4, false, now()
-        FROM (SELECT g, %(start)s::timestamptz + random() * interval '7 days' AS t
+        FROM (SELECT g, %(start)s::timestamptz + random() * %(days)s * interval '1 day' AS t
               FROM generate_series(1, %(games)s) AS g) AS x
         """,
-        {"prefix": PREFIX + tag, "event": event.pk, "start": event.starts_at, "games": games},
+        {
+            "prefix": PREFIX + tag,
+            "event": event.pk,
+            "start": event.starts_at,
+            "days": days,
+            "games": games,
+        },
     )
     third = players // 3
     cursor.execute(
@@ -149,18 +169,23 @@ def _play(cursor: Any, event: Event, games: int, players: int, first: int, tag: 
         WITH g AS (
             SELECT id, ended_at,
                    floor(random() * %(players)s)::bigint AS base,
-                   1 + floor(random() * (%(third)s - 1))::bigint AS o1,
+                   floor(random() * (%(third)s - 2))::bigint AS o1,
                    %(third)s + floor(random() * %(third)s)::bigint AS o2,
                    2 * %(third)s + floor(random() * %(third)s)::bigint AS o3,
                    1 + floor(random() * 120)::int AS h1,
                    1 + floor(random() * 120)::int AS h2,
                    1 + floor(random() * 120)::int AS h3
             FROM tournaments_game WHERE event_id = %(event)s
+        ), f AS (
+            SELECT id, ended_at, base,
+                   CASE WHEN base < %(paired)s AND base %% 2 = 0 THEN 1 ELSE 2 + o1 END AS o1,
+                   o2, o3, h1, h2, h3
+            FROM g
         ), s AS (
             SELECT g.id, g.ended_at, v.seat, (g.base + v.shift) %% %(players)s AS idx,
                    (g.base + v.next) %% %(players)s AS next_idx, v.points, v.score,
                    random() < %(chance)s AS chance, 1 + floor(random() * 2)::int AS n
-            FROM g CROSS JOIN LATERAL (VALUES
+            FROM f AS g CROSS JOIN LATERAL (VALUES
                 (0, 0::bigint, g.o1, 0, g.h1 + g.h2 + g.h3),
                 (1, g.o1, g.o2, g.h1, -g.h1),
                 (2, g.o2, g.o3, g.h2, -g.h2),
@@ -179,6 +204,7 @@ def _play(cursor: Any, event: Event, games: int, players: int, first: int, tag: 
             "event": event.pk,
             "first": first,
             "chance": CHANCE_SEATS,
+            "paired": int(players * PAIRED),
         },
     )
 
