@@ -24,8 +24,11 @@ against them
 
 **Null and p-value.** Each rank sum is exact under its own null
 (:func:`~integrity.domain.stats.log_rank_sum_sf`; its Hoeffding bound, also valid, for
-very large samples): *against the table* — ``F``'s excess does not depend on whether ``B``
-won, so the shared B-wins are a uniformly random ``n`` of the ``n + M`` excesses; *against
+very large samples, and wherever the normal approximation's tail is ``10 q`` or more: no
+pair can be flagged there, BH flagging only below ``q``, and the count, whose cost grows
+with the baseline, is spent on the p-values that can be): *against the table* — ``F``'s
+excess does not depend on whether ``B`` won, so the shared B-wins are a uniformly random
+``n`` of the ``n + M`` excesses; *against
 ``F``'s own games* — the same for ``F``'s hand. The p-value is the larger of the two (an
 intersection–union test, Berger 1982): it is valid when either null holds, so a pair is
 flagged only when ``F``'s hands in ``B``'s wins are heavy both against the table and
@@ -84,11 +87,15 @@ from integrity.domain.stats import (
 
 __all__ = ["VERSION", "FlowFlag", "PointflowResult", "detect_pointflow"]
 
-VERSION: Final = "pointflow-5"
+VERSION: Final = "pointflow-6"
 
 _REACH: Final = 1000.0
 """How far below BH's first threshold ``q / m`` the rank sums must be able to reach to be
 the test whatever the sign test could reach."""
+
+_EXACT_BELOW: Final = 10.0
+"""The rank sums are counted exactly where their normal approximation's tail is below this
+many times ``q``; above it Hoeffding's bound stands in (module docstring)."""
 
 _LN10: Final = math.log(10.0)
 
@@ -354,6 +361,7 @@ def detect_pointflow(
         evidence.add(table)
 
     log_reach = math.log(_REACH * max(len(tested), 1) / q)
+    exact_below = min(1.0, _EXACT_BELOW * q)
     log_ps = []
     ranks: dict[tuple[str, str], tuple[int, int, int]] = {}
     tests: dict[tuple[str, str], str] = {}
@@ -364,7 +372,9 @@ def detect_pointflow(
         if tests[pair] == "rank":
             log_ps.append(
                 max(
-                    log_rank_sum_sf(w, n, n + ranks[pair][2], max_cells=max_cells)
+                    log_rank_sum_sf(
+                        w, n, n + ranks[pair][2], max_cells=max_cells, exact_below=exact_below
+                    )
                     for w in ranks[pair][:2]
                 )
             )

@@ -37,7 +37,9 @@ is a finite number and still ranks correctly against 1e-300:
   observed deficit (``min(n, N-n) * deficit`` cells). Beyond ``max_cells`` it returns
   Hoeffding's (1963, §6) bound for sampling without replacement, ``exp(-2 n t**2 /
   (N-1)**2)`` with ``t`` the mean rank's excess over ``(N+1)/2`` — never below the exact
-  tail, so again conservative.
+  tail, so again conservative. A caller that needs exactness only below some level gives
+  it as ``exact_below``: where the normal approximation's tail (continuity-corrected) is at
+  that level or above, the bound is returned without the count.
 * :func:`log_fisher_lower` / :func:`log_fisher_sum_lower` — Fisher's exact test of a 2×2
   table, one-sided (the hypergeometric lower tail), and its stratified form: the lower tail
   of the sum over several tables, each with its margins fixed.
@@ -261,10 +263,17 @@ def rank_sum(
 
 
 def log_rank_sum_sf(
-    observed: int, n: int, total: int, *, max_cells: int = DEFAULT_MAX_CELLS
+    observed: int,
+    n: int,
+    total: int,
+    *,
+    max_cells: int = DEFAULT_MAX_CELLS,
+    exact_below: float = 1.0,
 ) -> float:
     """Return ``log P(W >= observed)`` for ``W`` the sum of ``n`` ranks drawn without
-    replacement from ``1..total`` — exact, or Hoeffding's upper bound beyond ``max_cells``."""
+    replacement from ``1..total`` — exact, or Hoeffding's upper bound beyond ``max_cells``
+    or where the normal approximation's tail (continuity-corrected) is ``exact_below`` or
+    more: a caller that needs exactness only for small p-values spends the count there."""
     if not 0 <= n <= total:
         raise ValueError(f"need 0 <= n <= total, got n={n}, total={total}")
     top = n * (2 * total - n + 1) // 2
@@ -274,7 +283,12 @@ def log_rank_sum_sf(
     if deficit >= n * (total - n):  # at or below the smallest possible sum
         return 0.0
     small, large = min(n, total - n), max(n, total - n)
-    if small * deficit > max_cells:
+    mean = n * (total + 1) / 2
+    if small * deficit > max_cells or (
+        exact_below < 1.0
+        and log_normal_sf((observed - 0.5 - mean) / math.sqrt(mean * (total - n) / 6))
+        >= math.log(exact_below)
+    ):
         excess = observed / n - (total + 1) / 2
         return 0.0 if excess <= 0 else -2.0 * n * excess * excess / (total - 1) ** 2
     # [total choose small]_x = prod_{i=1..small} (1 - x**(large+i)) / (1 - x**i), to x**deficit.

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import random
+from unittest import mock
 
 import pytest
 
+from integrity.domain import pointflow
 from integrity.domain.data import TableObs
 from integrity.domain.pointflow import VERSION, detect_pointflow
 
@@ -27,7 +29,7 @@ def test_hand_computed_feeder() -> None:
     result = detect_pointflow(tables)
     # Ordered pairs with >= 5 shared B-wins: (F, B), (x, B), (y, B).
     assert result.family_size == 3
-    assert result.version == VERSION == "pointflow-5"
+    assert result.version == VERSION == "pointflow-6"
     [flag] = result.flags
     assert (flag.feeder, flag.beneficiary) == ("F", "B")
     assert flag.players == ("B", "F")
@@ -236,6 +238,22 @@ def test_injected_feeders_are_found_with_exact_ranks() -> None:
     assert top.feeder_mean > top.feeder_baseline + 40
     assert top.flow_to_beneficiary > top.flow_to_feeder
     assert top.heaviest >= 31
+
+
+def test_the_bound_in_place_of_large_p_values_changes_no_flag() -> None:
+    """Where the normal tail is 10 q or more, Hoeffding's bound stands in for the count: the
+    same pairs are flagged with the same p-values as when every rank sum is counted, and
+    the q-values move only up (BH over p-values no smaller)."""
+    tables = feed(small_pool(77), "p0001", "p0002", range(0, 4000, 130))
+    tables = feed(tables, "p0003", "p0004", range(101, 4000, 190))
+    gated = detect_pointflow(tables)
+    with mock.patch.object(pointflow, "_EXACT_BELOW", 1e9):
+        counted = detect_pointflow(tables)
+    assert gated.family_size == counted.family_size > 1000
+    assert [(f.feeder, f.beneficiary, f.p) for f in gated.flags] == [
+        (f.feeder, f.beneficiary, f.p) for f in counted.flags
+    ]
+    assert all(g.q >= c.q for g, c in zip(gated.flags, counted.flags, strict=True))
 
 
 def test_honest_friends_raise_no_flag_where_luces_axiom_fails() -> None:

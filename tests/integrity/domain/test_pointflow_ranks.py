@@ -47,3 +47,34 @@ def test_hand_values() -> None:
 def test_rejects_bad_sizes() -> None:
     with pytest.raises(ValueError, match="n <= total"):
         log_rank_sum_sf(3, 4, 3)
+
+
+def test_the_count_is_spent_only_below_exact_below() -> None:
+    # 5 of 40 ranks, normal mean 102.5 and variance 5 * 35 * 41 / 12: at 140 the
+    # continuity-corrected tail is 0.065, at 115 0.31.
+    exact, bound = log_rank_sum_sf(140, 5, 40), log_rank_sum_sf(140, 5, 40, max_cells=0)
+    assert log_rank_sum_sf(140, 5, 40, exact_below=0.1) == exact < bound
+    assert log_rank_sum_sf(115, 5, 40, exact_below=0.1) == log_rank_sum_sf(115, 5, 40, max_cells=0)
+    assert log_rank_sum_sf(115, 5, 40, exact_below=0.1) > log_rank_sum_sf(115, 5, 40)
+
+
+@pytest.mark.parametrize("n", range(2, 21))
+def test_where_the_exact_tail_reaches_one_percent_the_normal_one_is_below_ten(n: int) -> None:
+    """Point flow counts exactly only where the normal tail is below 10 q: no p-value of 1 %
+    or less is ever replaced by the bound (n shared wins against 1–100 baseline games; the
+    largest normal tail at the smallest sum whose exact tail is 1 % or less: 0.018)."""
+    worst = 0.0
+    for baseline in range(1, 101):
+        total = n + baseline
+        low, high = n * (n + 1) // 2, n * (2 * total - n + 1) // 2
+        if log_rank_sum_sf(high, n, total) > math.log(0.01):
+            continue  # not even the top sum reaches 1 %
+        while low < high:  # the smallest sum whose exact tail is 1 % or less
+            middle = (low + high) // 2
+            if log_rank_sum_sf(middle, n, total) <= math.log(0.01):
+                high = middle
+            else:
+                low = middle + 1
+        mean, sd = n * (total + 1) / 2, math.sqrt(n * baseline * (total + 1) / 12)
+        worst = max(worst, 0.5 * math.erfc((low - 0.5 - mean) / sd / math.sqrt(2.0)))
+    assert 0.01 < worst < 0.1
