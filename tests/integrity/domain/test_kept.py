@@ -99,6 +99,30 @@ def test_the_slope_flattens_with_the_strengths_noise() -> None:
     assert law.variance == pytest.approx(math.fsum(r * r for r, _, _ in residuals) / 10)
 
 
+#: a, c and e queue with b, d and f.
+COUPLES = {
+    **{p: frozenset({q}) for p, q in (("a", "b"), ("c", "d"), ("e", "f"))},
+    **{q: frozenset({p}) for p, q in (("a", "b"), ("c", "d"), ("e", "f"))},
+}
+
+
+def apart(player: str, diffs: tuple[int, int]) -> list[TableObs]:
+    """``MIN_APART`` games ``player`` loses beside the stranger s, u winning: he keeps
+    ``diffs`` more cards than s in turn."""
+    return [
+        TableObs(
+            f"{player}{g}",
+            0,
+            (player, "s", "u"),
+            (0, 0, 0),
+            (0, 0, 0),
+            (2,),
+            (10 + diffs[g % 2], 10, 0),
+        )
+        for g in range(MIN_APART)
+    ]
+
+
 def test_the_style_is_read_from_the_games_apart() -> None:
     # a, c and e (partners b, d and f) lose 10 games apart each, u winning: their strength
     # from those games alone is t0, the stranger s's too, so a residual is the difference
@@ -107,26 +131,7 @@ def test_the_style_is_read_from_the_games_apart() -> None:
     t0, se0 = strength({2: [0, MIN_APART]})
     law = CardLaw(beta=-1.0, dilution=0.0, variance=9.0, losers=100)
     strengths = {"s": (t0, 0.5), "a": (3.0, 0.1), "c": (3.0, 0.1), "e": (3.0, 0.1)}
-    couples = [("a", "b"), ("c", "d"), ("e", "f")]
-    partners = {
-        **{p: frozenset({q}) for p, q in couples},
-        **{q: frozenset({p}) for p, q in couples},
-    }
-
-    def apart(player: str, diffs: tuple[int, int]) -> list[TableObs]:
-        return [
-            TableObs(
-                f"{player}{g}",
-                0,
-                (player, "s", "u"),
-                (0, 0, 0),
-                (0, 0, 0),
-                (2,),
-                (10 + diffs[g % 2], 10, 0),
-            )
-            for g in range(MIN_APART)
-        ]
-
+    partners = COUPLES
     a, c, e = apart("a", (12, 4)), apart("c", (4, -4)), apart("e", (0, -8))
     ignored = [
         # with the partner at the table: feeding may move cards there
@@ -268,26 +273,7 @@ def test_a_player_whose_residuals_do_not_vary_is_read_as_far_from_the_median() -
     law = CardLaw(beta=0.0, dilution=0.0, variance=9.0, losers=100)
     t0, _ = strength({2: [0, MIN_APART]})
     strengths = {"s": (t0, 0.0), "a": (3.0, 0.1), "c": (3.0, 0.1), "e": (3.0, 0.1)}
-    couples = [("a", "b"), ("c", "d"), ("e", "f")]
-    partners = {
-        **{p: frozenset({q}) for p, q in couples},
-        **{q: frozenset({p}) for p, q in couples},
-    }
-
-    def apart(player: str, diffs: tuple[int, int]) -> list[TableObs]:
-        return [
-            TableObs(
-                f"{player}{g}",
-                0,
-                (player, "s", "u"),
-                (0,) * 3,
-                (0,) * 3,
-                (2,),
-                (10 + diffs[g % 2], 10, 0),
-            )
-            for g in range(MIN_APART)
-        ]
-
+    partners = COUPLES
     tables = [*apart("a", (5, 5)), *apart("c", (0, 0)), *apart("e", (-4, -4))]
     # every r̄ exact (v = 0, the slope 0): at τ² = 0 the ratios are 25 / 0, 0 / 0 and
     # 16 / 0, read as inf, 0 and inf; above it, the median is e's 16 / τ²
