@@ -28,8 +28,8 @@ very large samples, and wherever the normal approximation's tail is ``10 q`` or 
 pair can be flagged there, BH flagging only below ``q``, and the count, whose cost grows
 with the baseline, is spent on the p-values that can be): *against the table* — ``F``'s
 excess does not depend on whether ``B`` won, so the shared B-wins are a uniformly random
-``n`` of the ``n + M`` excesses; *against
-``F``'s own games* — the same for ``F``'s hand. The p-value is the larger of the two (an
+``n`` of the ``n + M`` excesses; *against ``F``'s own games* — the same for ``F``'s hand.
+The p-value is the larger of the two (an
 intersection–union test, Berger 1982): it is valid when either null holds, so a pair is
 flagged only when ``F``'s hands in ``B``'s wins are heavy both against the table and
 against ``F``'s own baseline — a cheater at ``F``'s other tables (who skews the excess)
