@@ -11,8 +11,10 @@ is what runs.
   score, ip, device, cards kept)`` in game order and, within a game, in seat order (the
   hour bucket of the game's end, :func:`~integrity.domain.data.hour_bucket`) — into one
   :class:`~integrity.domain.data.TableObs` per game and one
-  :class:`~integrity.domain.data.SessionObs` per seat. A game's winners are the seats with
-  the highest game score (ties included; every scoring of SPEC §3 is "higher is better").
+  :class:`~integrity.domain.data.SessionObs` per seat; :func:`tables_from` turns **table
+  rows** (the same without ip and device) into the tables alone. A game's winners are the
+  seats with the highest game score (ties included; every scoring of SPEC §3 is "higher is
+  better").
 * :func:`skill_expectation` is the simple skill model the boosting residuals need: a
   player's skill is their mean game score in the window (0, the mean of a zero-sum score,
   for a player with no game in it), and the score expected at a table is the player's skill
@@ -50,7 +52,7 @@ same data: ``coseating:a|b``, ``pointflow:feeder>beneficiary``, ``sessions:a|b|�
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 
@@ -85,6 +87,7 @@ __all__ = [
     "Found",
     "PlayerSeat",
     "SeatRow",
+    "TableRow",
     "audit",
     "boosting_of",
     "boosting_series",
@@ -96,6 +99,7 @@ __all__ = [
     "pointflow_of",
     "seat_residuals",
     "skill_expectation",
+    "tables_from",
     "together_of",
     "window_skills",
     "with_history",
@@ -104,6 +108,8 @@ __all__ = [
 #: A seat row: game id, hour bucket of the game's end, player, hand points, game score,
 #: ip, device, the number of cards kept.
 SeatRow = tuple[str, int, str, int, int, str | None, str | None, int]
+#: A table row: a seat row without the session (ip, device).
+TableRow = tuple[str, int, str, int, int, int]
 
 DetectorFlag = (
     PairFlag
@@ -185,13 +191,13 @@ class Found:
 _session = partial(tuple.__new__, SessionObs)
 
 
-def observations(rows: Iterable[SeatRow]) -> tuple[list[TableObs], list[SessionObs]]:
-    """Group seat rows (game order, seat order within a game) into tables (games of two or
-    more seats, as the SQL count has them) and sessions (every seat). The rows hold one seat
-    per player and game (the database's constraint, and the simulator's), so the tables are
+def tables_from(rows: Iterable[TableRow]) -> list[TableObs]:
+    """Group table rows (game order, seat order within a game) into tables: the games of
+    two or more seats, as the SQL count has them (a game with one seat left in the window,
+    the others voided, has nothing to share, feed or expect). The rows hold one seat per
+    player and game (the database's constraint, and the simulator's), so the tables are
     built without :class:`TableObs`'s checks."""
     tables: list[TableObs] = []
-    sessions: list[SessionObs] = []
     game: str | None = None
     hour = 0
     players: list[str] = []
@@ -200,8 +206,6 @@ def observations(rows: Iterable[SeatRow]) -> tuple[list[TableObs], list[SessionO
     cards: list[int] = []
 
     def close() -> None:
-        # A game with one seat left in the window (the others voided) is no table: nothing
-        # to share, feed or expect; its session still counts.
         if game is None or len(players) < 2:
             return
         best = max(scores)
@@ -212,25 +216,41 @@ def observations(rows: Iterable[SeatRow]) -> tuple[list[TableObs], list[SessionO
             )
         )
 
-    # One object per distinct player, address and device (and per game, its id and hour):
-    # the rows bring a new string per seat, and the audit keeps every seat.
-    known: dict[str | None, str] = {}
+    # One object per distinct player (and per game, its id and hour): the rows bring a new
+    # string per seat, and the audit keeps every seat.
+    known: dict[str, str] = {}
     keep = known.setdefault
-    for game_id, hour_of, player, hand, score, ip, device, kept in rows:
+    for game_id, hour_of, player, hand, score, kept in rows:
         if game_id != game:
             close()
             game, hour = game_id, hour_of
             players, hands, scores, cards = [], [], [], []
-        player = keep(player, player)
-        players.append(player)
+        players.append(keep(player, player))
         hands.append(hand)
         scores.append(score)
         cards.append(kept)
-        sessions.append(
-            _session((game, player, keep(ip, ip or ""), keep(device, device or ""), hour))
-        )
     close()
-    return tables, sessions
+    return tables
+
+
+def observations(rows: Iterable[SeatRow]) -> tuple[list[TableObs], list[SessionObs]]:
+    """Group seat rows (game order, seat order within a game) into tables
+    (:func:`tables_from`) and sessions (every seat)."""
+    sessions: list[SessionObs] = []
+    # One object per distinct player, address and device, as in the tables.
+    known: dict[str | None, str] = {}
+    keep = known.setdefault
+
+    def seats() -> Iterator[TableRow]:
+        game = ""  # one object per game: its first row's id
+        for game_id, hour, player, hand, score, ip, device, kept in rows:
+            if game_id != game:
+                game = game_id
+            seat = (game, keep(player, player), keep(ip, ip or ""), keep(device, device or ""))
+            sessions.append(_session((*seat, hour)))
+            yield game, hour, seat[1], hand, score, kept
+
+    return tables_from(seats()), sessions
 
 
 def _expected(skills: Sequence[float], seat: int) -> float:

@@ -31,10 +31,10 @@ flags ... flags on related players group into cases").
    * once the other connection is done, the pure soft-play test runs on those counts with
      co-seating's discoveries as the pairs who queue together
      (:func:`~integrity.domain.softplay.softplay_from_counts`), the tables of the players
-     point flow can test are loaded (:func:`~integrity.sql.window.tables_of`), with the same
-     players' games of the ``history_days`` before the window, and point flow runs on them,
-     then "better together", the fed-account test and the cards kept on the co-seating
-     discoveries among them (their players' games are all in those tables).
+     point flow can test are loaded (:func:`~integrity.sql.window.tables_of`), and point
+     flow runs on them and on the same players' games of the ``history_days`` before the
+     window, then "better together", the fed-account test and the cards kept on the
+     co-seating discoveries among them (their players' games are all in those tables).
 
    On the second connection meanwhile:
 
@@ -43,6 +43,9 @@ flags ... flags on related players group into cases").
      the pairs sharing ``>= min_shared_wins`` tables);
    * shared sessions are grouped in SQL (:func:`~integrity.sql.sessions.sessions_sql`: only
      identifiers on two or more accounts come to Python).
+   * then, once co-seating has named the players point flow can test, their games of the
+     ``history_days`` before the window are loaded (:func:`~integrity.sql.window.tables_of`),
+     while the window's are loaded on the audit's own connection.
 
    Each detector's result equals the pure detector's over the whole window (tested);
 3. one transaction writes everything (:mod:`integrity.services.findings`): the run is
@@ -53,7 +56,7 @@ flags ... flags on related players group into cases").
 
 import logging
 import time
-from collections.abc import Generator, Mapping
+from collections.abc import Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import closing
 from dataclasses import asdict, dataclass
@@ -75,7 +78,6 @@ from integrity.domain.audit import (
     AuditOutcome,
     AuditParams,
     Found,
-    SeatRow,
     boosting_of,
     fed_of,
     kept_of,
@@ -83,6 +85,7 @@ from integrity.domain.audit import (
     outcome,
     pointflow_of,
     seat_residuals,
+    tables_from,
     together_of,
     with_history,
 )
@@ -277,12 +280,25 @@ def _count_alongside(
 AUDIT_STEPS = 6
 
 
-def _tables_of_feeders(
-    feeders: list[int] | None, window: Mapping[str, Any]
-) -> Generator[SeatRow, None, None]:
-    """The seat rows the pair tests read in ``window``: the games of the players point flow
-    can test (``None``: every game)."""
-    return audit_rows(**window) if feeders is None else tables_of(feeders, **window)
+def _tables_of_feeders(feeders: list[int] | None, window: Mapping[str, Any]) -> list[TableObs]:
+    """The tables the pair tests read in ``window``: the games of the players point flow can
+    test (``None``: every game)."""
+    if feeders is None:
+        with closing(audit_rows(**window)) as rows:
+            return observations(rows)[0]
+    with closing(tables_of(feeders, **window)) as rows:
+        return tables_from(rows)
+
+
+def _tables_alongside(feeders: list[int] | None, window: Mapping[str, Any]) -> list[TableObs]:
+    """:func:`_tables_of_feeders` on this thread's own connection, in an audit transaction,
+    closed at the end: the history's tables, read by :func:`audit_run` while the window's
+    are read on the audit's own connection."""
+    try:
+        with audit_transaction():
+            return _tables_of_feeders(feeders, window)
+    finally:
+        connection.close()
 
 
 def _before(window: Mapping[str, Any], days: int) -> dict[str, Any]:
@@ -347,6 +363,17 @@ def _audit_in_sql(
         job_progress(5, AUDIT_STEPS, "coseating")
         seconds.update(counted.seconds)
         started = time.perf_counter()
+        history_tables: Future[list[TableObs]] = finished([])
+        if params.history_days:
+            history_window = _before(window, params.history_days)
+            if alongside is None:
+                history_tables = finished(_tables_of_feeders(counted.feeders, history_window))
+            else:
+                history_tables = alongside.submit(
+                    _tables_alongside, counted.feeders, history_window
+                )
+        seconds["pointflow"] = time.perf_counter() - started
+        started = time.perf_counter()
         softplay = softplay_from_counts(
             pairs,
             q=params.q,
@@ -355,15 +382,10 @@ def _audit_in_sql(
         )
         seconds["softplay"] += time.perf_counter() - started
         started = time.perf_counter()
-        with closing(_tables_of_feeders(counted.feeders, window)) as rows:
-            tables, _ = observations(rows)
-        earlier_tables: list[TableObs] = []
-        if params.history_days:
-            history_window = _before(window, params.history_days)
-            with closing(_tables_of_feeders(counted.feeders, history_window)) as rows:
-                earlier_tables, _ = observations(rows)
+        tables = _tables_of_feeders(counted.feeders, window)
+        earlier_tables = history_tables.result()
         pointflow = pointflow_of(tables, counted.coseating, params, earlier_tables)
-        seconds["pointflow"] = time.perf_counter() - started
+        seconds["pointflow"] += time.perf_counter() - started
         started = time.perf_counter()
         paired = [*earlier_tables, *tables]
         together = together_of(paired, counted.coseating, params, players.skill_by_external_id)

@@ -14,8 +14,8 @@ statements run in, and the plain seat loads.
 * **Loads** — :func:`audit_rows` (every seat row, what the pure detectors of
   :mod:`integrity.domain.audit` read), :func:`seats_of` (the seats of the players boosting
   can test, each with its table's players, for
-  :func:`~integrity.domain.audit.seat_residuals`) and :func:`tables_of` (the tables point
-  flow can test).
+  :func:`~integrity.domain.audit.seat_residuals`) and :func:`tables_of` (the tables of the
+  players point flow can test, as table rows).
 """
 
 from collections.abc import Collection, Generator, Iterator, Mapping, Sequence
@@ -29,7 +29,7 @@ from django.db import connection, transaction
 from django.db.models import BigIntegerField, Func, IntegerField
 
 from core.domain.clock import TOUR_TZ
-from integrity.domain.audit import PlayerSeat, SeatRow
+from integrity.domain.audit import PlayerSeat, SeatRow, TableRow
 from tournaments.models import Event, Game, Seat
 
 _T = TypeVar("_T")
@@ -194,20 +194,23 @@ def audit_transaction() -> Iterator[None]:
 
 # --- the loads of the players and tables the detectors can test ------------------------------
 
-#: The seat rows (as :func:`audit_rows` returns them) of the window's games with any of
-#: ``%(players)s`` at the table, in (ended_at, game, seat) order.
+#: The table rows (:data:`~integrity.domain.audit.TableRow`: :func:`audit_rows`' columns
+#: without ip and device, which the pair tests never read) of the window's games with any of
+#: ``%(players)s`` at the table, in (ended_at, game, seat) order. The window's condition is
+#: on the players' seats ``c`` only: a game's seats repeat its event and end, and its mode
+#: is the game's (so the table's seats ``s`` need only be kept, not voided).
 _TABLES_OF_SQL = """
     SELECT g.record_id,
            floor(extract(epoch from (s.ended_at AT TIME ZONE %(tz)s)) / 3600)::bigint,
-           x.external_id, s.hand_points, s.score, s.ip, s.device,
+           x.external_id, s.hand_points, s.score,
            cardinality(string_to_array(s.hand, ' '))
-    FROM tournaments_seat s
-    JOIN tournaments_game g ON g.id = s.game_id
-    JOIN accounts_player x ON x.id = s.player_id
-    WHERE {window} AND s.game_id IN (
-        SELECT c.game_id FROM tournaments_seat c
+    FROM (
+        SELECT DISTINCT c.game_id FROM tournaments_seat c
         WHERE {mine} AND c.player_id = ANY(%(players)s::bigint[])
-    )
+    ) t
+    JOIN tournaments_game g ON g.id = t.game_id
+    JOIN tournaments_seat s ON s.game_id = t.game_id AND NOT s.voided
+    JOIN accounts_player x ON x.id = s.player_id
     ORDER BY s.ended_at, s.game_id, s.seat
 """
 
@@ -270,10 +273,12 @@ def tables_of(
     window_start: datetime,
     window_end: datetime,
     event: Event | None = None,
-) -> Generator[SeatRow, None, None]:
-    """The seat rows (:func:`audit_rows`' columns and order) of the window's games that any
-    of ``players`` (ids) sat at, streamed (:func:`streamed`)."""
-    window, values = window_sql(window_start, window_end, event)
-    mine = window_sql(window_start, window_end, event, "c")[0]
+) -> Generator[TableRow, None, None]:
+    """The table rows (:data:`_TABLES_OF_SQL`) of the window's games that any of ``players``
+    (ids) sat at, streamed (:func:`streamed`), sorted in memory (``WORK_MEMORY``)."""
+    mine, values = window_sql(window_start, window_end, event, "c")
     values.update(tz=TOUR_TZ.key, players=sorted(players))
-    return streamed(_TABLES_OF_SQL.format(window=window, mine=mine), values)
+    with audit_transaction():
+        with connection.cursor() as cursor:
+            cursor.execute(f"SET LOCAL work_mem = '{WORK_MEMORY}'")
+        yield from streamed(_TABLES_OF_SQL.format(mine=mine), values)

@@ -3,6 +3,8 @@ in-memory audit given the same games as its history: it lets boosting test an ow
 the account early in the window (SPEC §7: 代练代打), and the pair tests read the week before
 of the window's pairs (串谋)."""
 
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from datetime import date, timedelta
 from typing import Any
 
@@ -111,6 +113,40 @@ def test_the_database_reads_the_history_the_in_memory_audit_is_given(
     assert owned >= params.min_segment
     assert (flag.history, flag.segment[0], flag.change_index) == (owned, owned + 3, owned + 3)
     assert booster not in {f.player for f in alone.boosting.flags}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_outside_a_transaction_the_history_is_read_on_the_other_connection(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    event = _last_of_weeks(2)
+    window = event_window(event)
+    params = AuditParams()
+    read = audits._tables_alongside
+    threads: list[int] = []
+
+    def spy(*args: Any) -> Any:
+        threads.append(threading.get_ident())
+        return read(*args)
+
+    monkeypatch.setattr(audits, "_tables_alongside", spy)
+    here = audits._audit_in_sql(window, params, None)
+    assert threads == []
+
+    with ThreadPoolExecutor(max_workers=1) as alongside:
+        there = audits._audit_in_sql(window, params, alongside)
+
+    assert len(threads) == 1
+    assert threads[0] != threading.get_ident()
+    assert (there.pointflow, there.together, there.fed, there.kept) == (
+        here.pointflow,
+        here.together,
+        here.fed,
+        here.kept,
+    )
+    assert there.flags == here.flags
+    # The week before was read: the three feeders' shared wins include it.
+    assert sorted(f.shared_wins for f in there.pointflow.flags) == [22, 24, 24]
 
 
 def test_no_history_days_reads_no_history(second_week: Event) -> None:
