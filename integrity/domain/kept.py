@@ -188,18 +188,24 @@ def _records(
     when given."""
     records: dict[str, _Record] = defaultdict(dict)
     for table in tables:
+        winners = table.winners
+        others = len(table.players) - 1
         for seat, player in enumerate(table.players):
             if only is not None and player != only:
                 continue
-            known = partners.get(player, frozenset())
-            strangers = [k for k, p in enumerate(table.players) if k != seat and p not in known]
-            if not strangers:
-                continue
-            won = seat in table.winners
-            beaten = any(k in table.winners for k in strangers)
-            if won == beaten:
-                continue  # co-winners, or a partner won: not decided
-            cell = records[player].setdefault(len(strangers), [0, 0])
+            won = seat in winners
+            known = partners.get(player)
+            if known is None:  # everyone else a stranger: decided unless co-winners
+                if won and len(winners) > 1:
+                    continue
+                cell = records[player].setdefault(others, [0, 0])
+            else:
+                strangers = [k for k, p in enumerate(table.players) if k != seat and p not in known]
+                if not strangers:
+                    continue
+                if won == any(k in winners for k in strangers):
+                    continue  # co-winners, or a partner won: not decided
+                cell = records[player].setdefault(len(strangers), [0, 0])
             cell[0] += won
             cell[1] += 1
     return records

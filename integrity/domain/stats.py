@@ -257,9 +257,14 @@ def rank_sum(
     first: Sequence[Fraction | int | float], second: Sequence[Fraction | int | float]
 ) -> int:
     """Return the sum of the first sample's ranks (``1..N``) in the pooled sample, ties
-    broken against the first sample (see the module docstring)."""
-    pooled = sorted([(value, 0) for value in first] + [(value, 1) for value in second])
-    return sum(rank for rank, (_, sample) in enumerate(pooled, start=1) if sample == 0)
+    broken against the first sample (see the module docstring). Values are compared by
+    their nearest float first (rounding is monotonic: the order is the values' own, and
+    only values whose floats tie are compared exactly)."""
+    pooled = sorted(
+        [(float(value), value, 0) for value in first]
+        + [(float(value), value, 1) for value in second]
+    )
+    return sum(rank for rank, (_, _, sample) in enumerate(pooled, start=1) if sample == 0)
 
 
 def log_rank_sum_sf(

@@ -30,11 +30,10 @@ flags ... flags on related players group into cases").
      pairs it tests come to Python);
    * once the other connection is done, the pure soft-play test runs on those counts with
      co-seating's discoveries as the pairs who queue together
-     (:func:`~integrity.domain.softplay.softplay_from_counts`), the tables of the players
-     point flow can test are loaded (:func:`~integrity.sql.window.tables_of`), and point
-     flow runs on them and on the same players' games of the ``history_days`` before the
-     window, then "better together", the fed-account test and the cards kept on the
-     co-seating discoveries among them (their players' games are all in those tables).
+     (:func:`~integrity.domain.softplay.softplay_from_counts`), then point flow on the
+     tables the other connection loaded, then "better together", the fed-account test and
+     the cards kept on the co-seating discoveries among them (their players' games are all
+     in those tables).
 
    On the second connection meanwhile:
 
@@ -42,10 +41,12 @@ flags ... flags on related players group into cases").
      the candidate pairs come to Python, with the window's table count and the players of
      the pairs sharing ``>= min_shared_wins`` tables);
    * shared sessions are grouped in SQL (:func:`~integrity.sql.sessions.sessions_sql`: only
-     identifiers on two or more accounts come to Python).
-   * then, once co-seating has named the players point flow can test, their games of the
-     ``history_days`` before the window are loaded (:func:`~integrity.sql.window.tables_of`),
-     while the window's are loaded on the audit's own connection.
+     identifiers on two or more accounts come to Python);
+   * then the tables of the players point flow can test, which co-seating's count names,
+     are loaded (:func:`~integrity.sql.window.tables_of`), in the window and in the
+     ``history_days`` before it (on the bench this connection is done before the other
+     needs it, so the pair tests' read is off the audit's critical path:
+     docs/performance.md).
 
    Each detector's result equals the pure detector's over the whole window (tested);
 3. one transaction writes everything (:mod:`integrity.services.findings`): the run is
@@ -234,14 +235,15 @@ def _record(
 
 @dataclass(frozen=True)
 class _Counted:
-    """What PostgreSQL counts alongside: co-seating, the window's tables, the players of the
-    pairs point flow can test (``None``: every player), shared sessions, and the seconds
-    each took."""
+    """What PostgreSQL counts alongside: co-seating, the window's table count, shared
+    sessions, the tables the pair tests read in the window and in its history, and the
+    seconds each took."""
 
     coseating: CoseatingResult
     tables: int
-    feeders: list[int] | None
     sessions: SessionsResult
+    window_tables: list[TableObs]
+    history_tables: list[TableObs]
     seconds: dict[str, float]
 
 
@@ -249,19 +251,32 @@ def _count_in_sql(
     window: Mapping[str, Any], params: AuditParams, activity: Future[HourActivity]
 ) -> _Counted:
     """Co-seating (:func:`~integrity.sql.coseating.coseating_count`), with the hour activity
-    from ``activity``, then shared sessions (:func:`~integrity.sql.sessions.sessions_sql`).
+    from ``activity``, then shared sessions (:func:`~integrity.sql.sessions.sessions_sql`),
+    then the tables the pair tests read, in the window and in its ``history_days`` before.
 
     Point flow tests the ordered pairs with ``>= min_shared_wins`` shared wins, so only the
     pairs sharing as many tables (listed by the co-seating count when that is ``>= 2``, the
-    least its pair table holds) and the tables of their players matter to it."""
+    least its pair table holds) and the tables of their players matter to it; the other
+    pair tests read co-seating's discoveries among them."""
     started = time.perf_counter()
     sharing = params.min_shared_wins
     count = coseating_count(**window, params=params, activity=activity, sharing=max(2, sharing))
     feeders = count.sharing if sharing >= 2 else None
     counted = time.perf_counter()
     sessions = sessions_sql(**window, params=params)
-    seconds = {"coseating": counted - started, "sessions": time.perf_counter() - counted}
-    return _Counted(count.coseating, count.tables, feeders, sessions, seconds)
+    grouped = time.perf_counter()
+    window_tables = _tables_of_feeders(feeders, window)
+    history_tables = (
+        _tables_of_feeders(feeders, _before(window, params.history_days))
+        if params.history_days
+        else []
+    )
+    seconds = {
+        "coseating": counted - started,
+        "sessions": grouped - counted,
+        "tables": time.perf_counter() - grouped,
+    }
+    return _Counted(count.coseating, count.tables, sessions, window_tables, history_tables, seconds)
 
 
 def _count_alongside(
@@ -288,17 +303,6 @@ def _tables_of_feeders(feeders: list[int] | None, window: Mapping[str, Any]) -> 
             return observations(rows)[0]
     with closing(tables_of(feeders, **window)) as rows:
         return tables_from(rows)
-
-
-def _tables_alongside(feeders: list[int] | None, window: Mapping[str, Any]) -> list[TableObs]:
-    """:func:`_tables_of_feeders` on this thread's own connection, in an audit transaction,
-    closed at the end: the history's tables, read by :func:`audit_run` while the window's
-    are read on the audit's own connection."""
-    try:
-        with audit_transaction():
-            return _tables_of_feeders(feeders, window)
-    finally:
-        connection.close()
 
 
 def _before(window: Mapping[str, Any], days: int) -> dict[str, Any]:
@@ -363,17 +367,6 @@ def _audit_in_sql(
         job_progress(5, AUDIT_STEPS, "coseating")
         seconds.update(counted.seconds)
         started = time.perf_counter()
-        history_tables: Future[list[TableObs]] = finished([])
-        if params.history_days:
-            history_window = _before(window, params.history_days)
-            if alongside is None:
-                history_tables = finished(_tables_of_feeders(counted.feeders, history_window))
-            else:
-                history_tables = alongside.submit(
-                    _tables_alongside, counted.feeders, history_window
-                )
-        seconds["pointflow"] = time.perf_counter() - started
-        started = time.perf_counter()
         softplay = softplay_from_counts(
             pairs,
             q=params.q,
@@ -382,12 +375,12 @@ def _audit_in_sql(
         )
         seconds["softplay"] += time.perf_counter() - started
         started = time.perf_counter()
-        tables = _tables_of_feeders(counted.feeders, window)
-        earlier_tables = history_tables.result()
-        pointflow = pointflow_of(tables, counted.coseating, params, earlier_tables)
-        seconds["pointflow"] += time.perf_counter() - started
+        pointflow = pointflow_of(
+            counted.window_tables, counted.coseating, params, counted.history_tables
+        )
+        seconds["pointflow"] = time.perf_counter() - started
         started = time.perf_counter()
-        paired = [*earlier_tables, *tables]
+        paired = [*counted.history_tables, *counted.window_tables]
         together = together_of(paired, counted.coseating, params, players.skill_by_external_id)
         seconds["together"] = time.perf_counter() - started
         started = time.perf_counter()

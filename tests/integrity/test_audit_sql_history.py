@@ -116,28 +116,29 @@ def test_the_database_reads_the_history_the_in_memory_audit_is_given(
 
 
 @pytest.mark.django_db(transaction=True)
-def test_outside_a_transaction_the_history_is_read_on_the_other_connection(
+def test_outside_a_transaction_the_pair_tests_tables_are_read_on_the_other_connection(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     event = _last_of_weeks(2)
     window = event_window(event)
     params = AuditParams()
-    read = audits._tables_alongside
+    read = audits._tables_of_feeders
     threads: list[int] = []
 
     def spy(*args: Any) -> Any:
         threads.append(threading.get_ident())
         return read(*args)
 
-    monkeypatch.setattr(audits, "_tables_alongside", spy)
+    monkeypatch.setattr(audits, "_tables_of_feeders", spy)
     here = audits._audit_in_sql(window, params, None)
-    assert threads == []
+    assert threads == [threading.get_ident()] * 2  # the window, then the week before
+    threads.clear()
 
     with ThreadPoolExecutor(max_workers=1) as alongside:
         there = audits._audit_in_sql(window, params, alongside)
 
-    assert len(threads) == 1
-    assert threads[0] != threading.get_ident()
+    assert len(threads) == 2
+    assert threading.get_ident() not in threads
     assert (there.pointflow, there.together, there.fed, there.kept) == (
         here.pointflow,
         here.together,

@@ -14,10 +14,35 @@ from integrity.domain.kept import (
     MIN_DECIDED,
     CardLaw,
     _law,
+    _records,
     _style,
     detect_kept,
     strength,
 )
+
+
+def test_the_records_count_decided_games_against_strangers() -> None:
+    def table(game: str, players: tuple[str, ...], scores: tuple[int, ...]) -> TableObs:
+        best = max(scores)
+        winners = tuple(k for k, score in enumerate(scores) if score == best)
+        return TableObs(game, 0, players, (0,) * len(players), scores, winners)
+
+    tables = [
+        table("g1", ("a", "b", "x", "y"), (30, -10, -10, -10)),  # b: his partner won
+        table("g2", ("x", "y", "z"), (5, 5, -10)),  # x and y co-winners
+        table("g3", ("a", "x"), (-5, 5)),
+        table("g4", ("a", "b"), (5, -5)),  # no stranger
+    ]
+    partners = {"a": frozenset({"b"}), "b": frozenset({"a"})}
+
+    assert _records(tables, partners) == {
+        "a": {2: [1, 1], 1: [0, 1]},
+        "x": {3: [0, 1], 1: [1, 1]},
+        "y": {3: [0, 1]},
+        "z": {2: [0, 1]},
+    }
+    assert _records(tables, partners, "x") == {"x": {3: [0, 1], 1: [1, 1]}}
+    assert _records(tables, {}, "b") == {"b": {3: [0, 1], 1: [0, 1]}}
 
 
 def test_the_strength_solves_luces_likelihood() -> None:

@@ -18,6 +18,14 @@ def test_rank_sum_breaks_ties_against_the_first_sample() -> None:
     assert rank_sum([], [5]) == 0
 
 
+def test_rank_sum_orders_values_whose_floats_tie_exactly() -> None:
+    third, above = Fraction(1, 3), Fraction(1, 3) + Fraction(1, 10**20)
+    assert float(third) == float(above)
+    assert rank_sum([above], [third]) == 2
+    assert rank_sum([third], [above]) == 1
+    assert rank_sum([above, 0.25, 7], [third, Fraction(1, 4), 7]) == 4 + 1 + 5
+
+
 @pytest.mark.parametrize("total", range(1, 10))
 def test_tail_is_exact_against_enumeration(total: int) -> None:
     for n in range(total + 1):
