@@ -44,9 +44,8 @@ flags ... flags on related players group into cases").
      identifiers on two or more accounts come to Python);
    * then the tables of the players point flow can test, which co-seating's count names,
      are loaded (:func:`~integrity.sql.window.tables_of`), in the window and in the
-     ``history_days`` before it (on the bench this connection is done before the other
-     needs it, so the pair tests' read is off the audit's critical path:
-     docs/performance.md).
+     ``history_days`` before it (on the bench this connection's work, the read included,
+     ends within about a second of the other's: docs/performance.md).
 
    Each detector's result equals the pure detector's over the whole window (tested);
 3. one transaction writes everything (:mod:`integrity.services.findings`): the run is
