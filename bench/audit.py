@@ -3,14 +3,14 @@
 Scale 1.0 is 10,000,000 four-seat games (``--scale 0.01``: 100,000), measured at three sizes
 — a quarter, a half and all of it — to show the growth. The games and seats of one custom
 event are generated in SQL (``generate_series``; players by COPY), not ingested: a week of
-play, ~30 games per player, four distinct random players per game, each player on their own
-address and device. 3 % of the players queue in pairs of friends (:data:`PAIRED`), so
-co-seating finds them and the pair tests read their games. The audit's history days before
-the window (``INTEGRITY_HISTORY_DAYS``) are played alike, at the window's rate. Four seats in
-ten hold chances to punish their next player (one or two, as ``Seat.chances`` of kind
-punish: every bench game counts as logged, about the share of seats with chances to punish
-in the engine's games), so the whole audit sums soft play's pairs too. Then, for each size,
-in the same run:
+play, ~30 games per player, four distinct random players per game and a winner among them at
+random, each player on their own address and device. 3 % of the players queue in pairs of
+friends (:data:`PAIRED`), so co-seating finds them and the pair tests read their games. The
+audit's history days before the window (``INTEGRITY_HISTORY_DAYS``) are played alike, at the
+window's rate. Four seats in ten hold chances to punish their next player (one or two, as
+``Seat.chances`` of kind punish: every bench game counts as logged, about the share of seats
+with chances to punish in the engine's games), so the whole audit sums soft play's pairs too.
+Then, for each size, in the same run:
 
 * **service** — the co-seating audit on its own: :func:`integrity.sql.coseating_sql`
   (the window's summary, which gives the eligible players per hour; then games as player
@@ -77,7 +77,9 @@ RUNS = 3
 CHANCE_SEATS = 0.4
 #: The share of players who queue with a friend (in pairs of consecutive players; about the
 #: share co-seating finds on a simulated week, docs/integrity.md): a pair's first player
-#: brings his friend to every game he opens (seat 0), some 7 of his ~30 games a week.
+#: brings his friend to every game he opens (seat 0), some 7 of his ~30 games a week. The
+#: winner is any of a game's four seats at random, so these friends play as honest friends
+#: do: the pair tests test them, and flag them only at the rate their q allows.
 PAIRED = 0.03
 
 
@@ -172,6 +174,8 @@ def _play(
                    floor(random() * (%(third)s - 2))::bigint AS o1,
                    %(third)s + floor(random() * %(third)s)::bigint AS o2,
                    2 * %(third)s + floor(random() * %(third)s)::bigint AS o3,
+                   floor(random() * 4)::int AS w,
+                   1 + floor(random() * 120)::int AS h0,
                    1 + floor(random() * 120)::int AS h1,
                    1 + floor(random() * 120)::int AS h2,
                    1 + floor(random() * 120)::int AS h3
@@ -179,17 +183,20 @@ def _play(
         ), f AS (
             SELECT id, ended_at, base,
                    CASE WHEN base < %(paired)s AND base %% 2 = 0 THEN 1 ELSE 2 + o1 END AS o1,
-                   o2, o3, h1, h2, h3
+                   o2, o3, w, h0, h1, h2, h3
             FROM g
         ), s AS (
             SELECT g.id, g.ended_at, v.seat, (g.base + v.shift) %% %(players)s AS idx,
-                   (g.base + v.next) %% %(players)s AS next_idx, v.points, v.score,
+                   (g.base + v.next) %% %(players)s AS next_idx,
+                   CASE WHEN v.seat = g.w THEN 0 ELSE v.hand END AS points,
+                   CASE WHEN v.seat = g.w THEN g.h0 + g.h1 + g.h2 + g.h3 - v.hand
+                        ELSE -v.hand END AS score,
                    random() < %(chance)s AS chance, 1 + floor(random() * 2)::int AS n
             FROM f AS g CROSS JOIN LATERAL (VALUES
-                (0, 0::bigint, g.o1, 0, g.h1 + g.h2 + g.h3),
-                (1, g.o1, g.o2, g.h1, -g.h1),
-                (2, g.o2, g.o3, g.h2, -g.h2),
-                (3, g.o3, 0::bigint, g.h3, -g.h3)) AS v(seat, shift, next, points, score)
+                (0, 0::bigint, g.o1, g.h0),
+                (1, g.o1, g.o2, g.h1),
+                (2, g.o2, g.o3, g.h2),
+                (3, g.o3, 0::bigint, g.h3)) AS v(seat, shift, next, hand)
         )
         INSERT INTO tournaments_seat (game_id, seat, player_id, team, hand, hand_points,
             score, event_id, ended_at, voided, ip, device, client, chances)
