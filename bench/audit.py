@@ -4,7 +4,8 @@ Scale 1.0 is 10,000,000 four-seat games (``--scale 0.01``: 100,000), measured at
 — a quarter, a half and all of it — to show the growth. The games and seats of one custom
 event are generated in SQL (``generate_series``; players by COPY), not ingested: a week of
 play, ~30 games per player, four distinct random players per game and a winner among them at
-random, each player on their own address and device. 3 % of the players queue in pairs of
+random (a loser holds a card for every 15 points, and one more: the cards kept read the
+count), each player on their own address and device. 3 % of the players queue in pairs of
 friends (:data:`PAIRED`), so co-seating finds them and the pair tests read their games. The
 audit's history days before the window (``INTEGRITY_HISTORY_DAYS``) are played alike, at the
 window's rate. Four seats in ten hold chances to punish their next player (one or two, as
@@ -200,7 +201,9 @@ def _play(
         )
         INSERT INTO tournaments_seat (game_id, seat, player_id, team, hand, hand_points,
             score, event_id, ended_at, voided, ip, device, client, chances)
-        SELECT id, seat, %(first)s + idx, NULL, '', points, score, %(event)s, ended_at,
+        SELECT id, seat, %(first)s + idx, NULL,
+               CASE WHEN points > 0 THEN rtrim(repeat('R5 ', 1 + points / 15)) ELSE '' END,
+               points, score, %(event)s, ended_at,
                false, '10.0.0.0'::inet + idx, 'd-' || idx, '',
                CASE WHEN chance THEN ARRAY[%(first)s + next_idx, 0, n, n - 1] END
         FROM s
