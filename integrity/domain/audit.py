@@ -55,6 +55,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
+from typing import Any
 
 from integrity.domain.boosting import (
     DAY_FAMILY,
@@ -205,6 +206,12 @@ def tables_from(rows: Iterable[TableRow]) -> list[TableObs]:
     scores: list[int] = []
     cards: list[int] = []
 
+    # One object per distinct player, hour, score, and tuple of winners or of cards: the
+    # rows bring new ones per seat, and the pair tests keep every table of their players
+    # (about 700 bytes a table without this, 450 with it).
+    known: dict[Any, Any] = {}
+    keep = known.setdefault
+
     def close() -> None:
         if game is None or len(players) < 2:
             return
@@ -212,23 +219,27 @@ def tables_from(rows: Iterable[TableRow]) -> list[TableObs]:
         winners = tuple(i for i, score in enumerate(scores) if score == best)
         tables.append(
             trusted_table(
-                (game, hour, tuple(players), tuple(hands), tuple(scores), winners, tuple(cards))
+                (
+                    game,
+                    hour,
+                    tuple(players),
+                    tuple(hands),
+                    tuple(scores),
+                    keep(winners, winners),
+                    keep((kept := tuple(cards)), kept),
+                )
             )
         )
 
-    # One object per distinct player (and per game, its id and hour): the rows bring a new
-    # string per seat, and the audit keeps every seat.
-    known: dict[str, str] = {}
-    keep = known.setdefault
-    for game_id, hour_of, player, hand, score, kept in rows:
+    for game_id, hour_of, player, hand, score, count in rows:
         if game_id != game:
             close()
-            game, hour = game_id, hour_of
+            game, hour = game_id, keep(hour_of, hour_of)
             players, hands, scores, cards = [], [], [], []
         players.append(keep(player, player))
         hands.append(hand)
-        scores.append(score)
-        cards.append(kept)
+        scores.append(keep(score, score))
+        cards.append(count)
     close()
     return tables
 
