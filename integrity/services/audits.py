@@ -28,24 +28,25 @@ flags ... flags on related players group into cases").
    * soft play's counts per (actor, target) pair and kind are summed in SQL from the
      chances stored at ingest (:func:`~integrity.sql.softplay.softplay_counts`: only the
      pairs it tests come to Python);
+   * shared sessions are grouped in SQL (:func:`~integrity.sql.sessions.sessions_sql`: only
+     identifiers on two or more accounts come to Python);
    * once the other connection is done, the pure soft-play test runs on those counts with
      co-seating's discoveries as the pairs who queue together
-     (:func:`~integrity.domain.softplay.softplay_from_counts`), then point flow on the
-     tables the other connection loaded, then "better together", the fed-account test and
-     the cards kept on the co-seating discoveries among them (their players' games are all
-     in those tables).
+     (:func:`~integrity.domain.softplay.softplay_from_counts`).
 
    On the second connection meanwhile:
 
    * co-seating is counted in SQL (:func:`~integrity.sql.coseating.coseating_count`: only
      the candidate pairs come to Python, with the window's table count and the players of
      the pairs sharing ``>= min_shared_wins`` tables);
-   * shared sessions are grouped in SQL (:func:`~integrity.sql.sessions.sessions_sql`: only
-     identifiers on two or more accounts come to Python);
-   * then the tables of the players point flow can test, which co-seating's count names,
-     are loaded (:func:`~integrity.sql.window.tables_of`), in the window and in the
-     ``history_days`` before it (on the bench this connection's work, the read included,
-     ends within about a second of the other's: docs/performance.md).
+   * the tables of the players point flow can test, which co-seating's count names, are
+     loaded (:func:`~integrity.sql.window.tables_of`), in the window and in the
+     ``history_days`` before it;
+   * point flow runs on them, then "better together" (with the window's skills), the
+     fed-account test and the cards kept on the co-seating discoveries among them (their
+     players' games are all in those tables). These pure tests run in Python while the
+     audit's own connection is still at work in PostgreSQL, so the two cores are both
+     busy; the balance is measured in docs/performance.md.
 
    Each detector's result equals the pure detector's over the whole window (tested);
 3. one transaction writes everything (:mod:`integrity.services.findings`): the run is
@@ -91,8 +92,11 @@ from integrity.domain.audit import (
 )
 from integrity.domain.coseating import CoseatingResult
 from integrity.domain.data import TableObs
-from integrity.domain.sessions import SessionsResult
+from integrity.domain.fed import FedResult
+from integrity.domain.kept import KeptResult
+from integrity.domain.pointflow import PointflowResult
 from integrity.domain.softplay import softplay_from_counts
+from integrity.domain.together import TogetherResult
 from integrity.models import AuditRun, Case, Flag
 from integrity.services.findings import cases_write, flags_write, versions
 from integrity.sql import (
@@ -233,64 +237,81 @@ def _record(
 
 
 @dataclass(frozen=True)
-class _Counted:
-    """What PostgreSQL counts alongside: co-seating, the window's table count, shared
-    sessions, the tables the pair tests read in the window and in its history, and the
-    seconds each took."""
+class _Paired:
+    """What the second connection finds: co-seating, the window's table count, the pair
+    tests on the tables of co-seating's pairs, and the seconds each step took."""
 
     coseating: CoseatingResult
     tables: int
-    sessions: SessionsResult
-    window_tables: list[TableObs]
-    history_tables: list[TableObs]
+    pointflow: PointflowResult
+    together: TogetherResult
+    fed: FedResult
+    kept: KeptResult
     seconds: dict[str, float]
 
 
-def _count_in_sql(
-    window: Mapping[str, Any], params: AuditParams, activity: Future[HourActivity]
-) -> _Counted:
+def _pairs(
+    window: Mapping[str, Any],
+    params: AuditParams,
+    activity: Future[HourActivity],
+    skills: Future[Mapping[str, float]],
+) -> _Paired:
     """Co-seating (:func:`~integrity.sql.coseating.coseating_count`), with the hour activity
-    from ``activity``, then shared sessions (:func:`~integrity.sql.sessions.sessions_sql`),
-    then the tables the pair tests read, in the window and in its ``history_days`` before.
+    from ``activity``; then the tables the pair tests read, in the window and in its
+    ``history_days`` before; then the pair tests on them, "better together" with the window's
+    ``skills``.
 
     Point flow tests the ordered pairs with ``>= min_shared_wins`` shared wins, so only the
     pairs sharing as many tables (listed by the co-seating count when that is ``>= 2``, the
     least its pair table holds) and the tables of their players matter to it; the other
     pair tests read co-seating's discoveries among them."""
+    seconds: dict[str, float] = {}
     started = time.perf_counter()
     sharing = params.min_shared_wins
     count = coseating_count(**window, params=params, activity=activity, sharing=max(2, sharing))
     feeders = count.sharing if sharing >= 2 else None
-    counted = time.perf_counter()
-    sessions = sessions_sql(**window, params=params)
-    grouped = time.perf_counter()
+    seconds["coseating"] = time.perf_counter() - started
+    started = time.perf_counter()
     window_tables = _tables_of_feeders(feeders, window)
     history_tables = (
         _tables_of_feeders(feeders, _before(window, params.history_days))
         if params.history_days
         else []
     )
-    seconds = {
-        "coseating": counted - started,
-        "sessions": grouped - counted,
-        "tables": time.perf_counter() - grouped,
-    }
-    return _Counted(count.coseating, count.tables, sessions, window_tables, history_tables, seconds)
+    seconds["tables"] = time.perf_counter() - started
+    started = time.perf_counter()
+    pointflow = pointflow_of(window_tables, count.coseating, params, history_tables)
+    seconds["pointflow"] = time.perf_counter() - started
+    paired = [*history_tables, *window_tables]
+    del window_tables, history_tables
+    started = time.perf_counter()
+    together = together_of(paired, count.coseating, params, skills.result())
+    seconds["together"] = time.perf_counter() - started
+    started = time.perf_counter()
+    fed = fed_of(paired, count.coseating, params)
+    seconds["fed"] = time.perf_counter() - started
+    started = time.perf_counter()
+    kept = kept_of(paired, count.coseating, params)
+    seconds["kept"] = time.perf_counter() - started
+    return _Paired(count.coseating, count.tables, pointflow, together, fed, kept, seconds)
 
 
-def _count_alongside(
-    window: Mapping[str, Any], params: AuditParams, activity: Future[HourActivity]
-) -> _Counted:
-    """:func:`_count_in_sql` on this thread's own connection, closed at the end: run by
+def _pairs_alongside(
+    window: Mapping[str, Any],
+    params: AuditParams,
+    activity: Future[HourActivity],
+    skills: Future[Mapping[str, float]],
+) -> _Paired:
+    """:func:`_pairs` on this thread's own connection, closed at the end: run by
     :func:`audit_run` while the rest of the audit runs on its own connection."""
     try:
-        return _count_in_sql(window, params, activity)
+        return _pairs(window, params, activity, skills)
     finally:
         connection.close()
 
 
 #: The steps an audit reports to its job's panel: players, load, boosting, soft play,
-#: co-seating (with shared sessions), point flow.
+#: shared sessions, the pairs (co-seating and the pair tests).
 AUDIT_STEPS = 6
 
 
@@ -316,27 +337,30 @@ def _before(window: Mapping[str, Any], days: int) -> dict[str, Any]:
 def _audit_in_sql(
     window: Mapping[str, Any], params: AuditParams, alongside: ThreadPoolExecutor | None
 ) -> AuditOutcome:
-    """The audit (module docstring, step 2): co-seating counted on a second connection by
-    ``alongside`` (with ``None``, on this connection once the window's summary is read), the
-    rest on this one. The outcome equals the in-memory audit's over the whole window
-    (tested)."""
+    """The audit (module docstring, step 2): co-seating and the pair tests on a second
+    connection by ``alongside`` (with ``None``, on this connection once the window's summary
+    is read), the rest on this one. The outcome equals the in-memory audit's over the whole
+    window (tested)."""
     seconds: dict[str, float] = {}
     activity: Future[HourActivity] = Future()
-    counting = None
+    skills: Future[Mapping[str, float]] = Future()
+    pairing = None
     if alongside is not None:
-        counting = alongside.submit(_count_alongside, window, params, activity)
+        pairing = alongside.submit(_pairs_alongside, window, params, activity, skills)
     with audit_transaction():
         started = time.perf_counter()
         try:
             players = window_players(**window, params=params)
         except BaseException as exc:
-            activity.set_exception(exc)  # the count alongside stops waiting for it
+            for future in (activity, skills):  # the pairs alongside stop waiting for them
+                future.set_exception(exc)
             raise
         activity.set_result(players.activity)
+        skills.set_result(players.skill_by_external_id)
         seconds["players"] = time.perf_counter() - started
         job_progress(1, AUDIT_STEPS, "players")
-        if counting is None:
-            counting = finished(_count_in_sql(window, params, activity))
+        if pairing is None:
+            pairing = finished(_pairs(window, params, activity, skills))
 
         started = time.perf_counter()
         with closing(seats_of(players.boosting, players.lone, **window)) as rows:
@@ -361,48 +385,36 @@ def _audit_in_sql(
         pairs = softplay_counts(**window, min_chances=params.min_chances)
         seconds["softplay"] = time.perf_counter() - started
         job_progress(4, AUDIT_STEPS, "softplay")
+        started = time.perf_counter()
+        shared = sessions_sql(**window, params=params)
+        seconds["sessions"] = time.perf_counter() - started
+        job_progress(5, AUDIT_STEPS, "sessions")
 
-        counted = counting.result()
-        job_progress(5, AUDIT_STEPS, "coseating")
-        seconds.update(counted.seconds)
+        paired = pairing.result()
+        job_progress(6, AUDIT_STEPS, "pairs")
+        seconds.update(paired.seconds)
         started = time.perf_counter()
         softplay = softplay_from_counts(
             pairs,
             q=params.q,
             min_chances=params.min_chances,
-            queued=[flag.players for flag in counted.coseating.flags],
+            queued=[flag.players for flag in paired.coseating.flags],
         )
         seconds["softplay"] += time.perf_counter() - started
-        started = time.perf_counter()
-        pointflow = pointflow_of(
-            counted.window_tables, counted.coseating, params, counted.history_tables
-        )
-        seconds["pointflow"] = time.perf_counter() - started
-        started = time.perf_counter()
-        paired = [*counted.history_tables, *counted.window_tables]
-        together = together_of(paired, counted.coseating, params, players.skill_by_external_id)
-        seconds["together"] = time.perf_counter() - started
-        started = time.perf_counter()
-        fed = fed_of(paired, counted.coseating, params)
-        seconds["fed"] = time.perf_counter() - started
-        started = time.perf_counter()
-        kept = kept_of(paired, counted.coseating, params)
-        seconds["kept"] = time.perf_counter() - started
-        job_progress(6, AUDIT_STEPS, "pointflow")
 
         found = Found(
-            counted.coseating,
-            pointflow,
-            counted.sessions,
+            paired.coseating,
+            paired.pointflow,
+            shared,
             boosting,
-            together,
-            fed,
-            kept,
+            paired.together,
+            paired.fed,
+            paired.kept,
             softplay,
         )
         return outcome(
             found,
-            tables=counted.tables,
+            tables=paired.tables,
             seats=players.seats,
             players=players.players,
             seconds=seconds,

@@ -390,13 +390,13 @@ def test_outside_a_transaction_sql_counts_on_another_connection_during_the_load(
 ) -> None:
     _, event = simulated
     threads: list[int] = []
-    count = audits._count_alongside
+    count = audits._pairs_alongside
 
     def spy(*args: Any) -> Any:
         threads.append(threading.get_ident())
         return count(*args)
 
-    monkeypatch.setattr("integrity.services.audits._count_alongside", spy)
+    monkeypatch.setattr("integrity.services.audits._pairs_alongside", spy)
     with transaction.atomic():
         inside = audit_event(event=event)
         counted_inside = _flag_rows(inside.pk)
@@ -417,7 +417,7 @@ def test_outside_a_transaction_sql_counts_on_another_connection_during_the_load(
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_failed_summary_stops_the_count_alongside(
+def test_a_failed_summary_stops_the_pairs_alongside(
     simulated: tuple[Season, Event], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _, event = simulated
