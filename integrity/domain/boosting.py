@@ -261,13 +261,6 @@ def _mode(values: Sequence[str]) -> str | None:
     return min(v for v, c in counts.items() if c == top)
 
 
-def _typical_hour(x: float, y: float, count: int) -> float | None:
-    """Circular mean hour from the summed unit vectors (``None``: unknown or spread out)."""
-    if not count or math.hypot(x, y) < _MIN_RESULTANT * count:
-        return None
-    return (math.atan2(y, x) * 12 / math.pi) % 24
-
-
 def _value_changes(values: Sequence[str], window: int, splits: range) -> set[int]:
     """The splits ``i`` in ``splits`` where the most frequent value of the ``window`` values
     before ``i`` differs from that of the ``window`` values from ``i`` (empty values ignored).
@@ -344,16 +337,20 @@ def _hour_changes(
 
     n = len(hours)
     changes = set()
-    for i in splits:
+    hypot, atan2, least = math.hypot, math.atan2, _MIN_RESULTANT
+    for i in splits:  # inline: this runs for every player of the window's summary
         lo, hi = max(0, i - window), min(n, i + window)
-        before = _typical_hour(xs[i] - xs[lo], ys[i] - ys[lo], counts[i] - counts[lo])
-        if before is None:
+        count = counts[i] - counts[lo]
+        x, y = xs[i] - xs[lo], ys[i] - ys[lo]
+        if not count or hypot(x, y) < least * count:
             continue
-        after = _typical_hour(xs[hi] - xs[i], ys[hi] - ys[i], counts[hi] - counts[i])
-        if after is not None:
-            gap = abs(before - after)
-            if min(gap, 24 - gap) >= min_hour_shift:
-                changes.add(i)
+        count = counts[hi] - counts[i]
+        after_x, after_y = xs[hi] - xs[i], ys[hi] - ys[i]
+        if not count or hypot(after_x, after_y) < least * count:
+            continue
+        gap = abs((atan2(y, x) * 12 / math.pi) % 24 - (atan2(after_y, after_x) * 12 / math.pi) % 24)
+        if min(gap, 24 - gap) >= min_hour_shift:
+            changes.add(i)
     return changes
 
 
@@ -404,9 +401,22 @@ def may_be_tested(
         return False
     if several_devices or several_ranges:
         return True
-    unknown = [""] * n
-    changes = _changes(unknown, unknown, hours, window, min_hour_shift)
-    return bool(_segments([split for split, _ in changes], n, min_segment))
+    # With no device or range known, _changes reduces to the hours' changes, one split per
+    # run of consecutive ones, the run's middle.
+    splits = sorted(_hour_changes(hours, window, min_hour_shift, range(1, n)))
+    changes = [(first + last) // 2 for first, last in _runs(splits)]
+    return bool(_segments(changes, n, min_segment))
+
+
+def _runs(splits: Sequence[int]) -> list[tuple[int, int]]:
+    """The first and last split of each run of consecutive ``splits`` (ascending)."""
+    runs: list[tuple[int, int]] = []
+    for split in splits:
+        if runs and split == runs[-1][1] + 1:
+            runs[-1] = (runs[-1][0], split)
+        else:
+            runs.append((split, split))
+    return runs
 
 
 def reads_history(*, several_devices: bool, several_ranges: bool) -> bool:
@@ -474,17 +484,10 @@ def _changes(
     """The session changes: one split per run of consecutive splits that coincide with a
     change, with the kinds of change in the run (module docstring)."""
     splits = range(1, len(devices))
-    found = _session_changes(devices, ranges, hours, window, min_hour_shift, splits)
-    runs: list[list[tuple[int, tuple[ChangeKind, ...]]]] = []
-    for split, kinds in found:
-        if runs and split == runs[-1][-1][0] + 1:
-            runs[-1].append((split, kinds))
-        else:
-            runs.append([(split, kinds)])
+    found = dict(_session_changes(devices, ranges, hours, window, min_hour_shift, splits))
     changes = []
-    for run in runs:
-        first, last = run[0][0], run[-1][0]
-        kinds = tuple(sorted({kind for _, ks in run for kind in ks}))
+    for first, last in _runs(list(found)):
+        kinds = tuple(sorted({kind for i in range(first, last + 1) for kind in found[i]}))
         sides = [
             (
                 values,
