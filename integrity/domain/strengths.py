@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 import zlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Final
 
 from integrity.domain.data import TableObs
@@ -76,11 +76,16 @@ def fit_scale(games: list[tuple[list[float], int]]) -> float:
     return beta
 
 
-def luce_strengths(skills: Mapping[str, float], tables: Iterable[TableObs]) -> dict[str, float]:
-    """Each player's strength ``exp(β (skill - m))`` (module docstring), ``β`` fitted to the
-    games of ``tables`` that end with a player out."""
+def luce_strengths(skills: Mapping[str, float], tables: Sequence[TableObs]) -> dict[str, float]:
+    """The strength ``exp(β (skill - m))`` (module docstring) of each player with a skill
+    seated at ``tables`` (the window's skills hold every player of the window; the test
+    looks up only these), ``β`` fitted to the games of ``tables`` that end with a player
+    out."""
     if not skills:
         return {}
     mean = math.fsum(skills.values()) / len(skills)
     beta = fit_scale(_out_games(tables, skills, mean))
-    return {player: math.exp(beta * (skill - mean)) for player, skill in skills.items()}
+    seated = {player for table in tables for player in table.players}
+    return {
+        player: math.exp(beta * (skills[player] - mean)) for player in seated if player in skills
+    }

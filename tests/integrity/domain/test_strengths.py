@@ -61,6 +61,8 @@ def test_strengths_read_the_out_games_and_centre_on_the_mean_skill() -> None:
     # game ends with a player out
     assert luce_strengths({"a": 4.0, "b": -2.0}, [game("g1", ("a", "x"), 0)])["a"] > 1.0
     assert luce_strengths(skills, tables[4:]) == {"a": 1.0, "b": 1.0, "c": 1.0}
+    # only the players seated at the tables: c sits at none of the first four
+    assert set(luce_strengths(skills, tables[:4])) == {"a", "b"}
     assert luce_strengths({}, tables) == {}
 
 
