@@ -208,7 +208,7 @@ def tables_from(rows: Iterable[TableRow]) -> list[TableObs]:
 
     # One object per distinct player, hour, score, and tuple of winners or of cards: the
     # rows bring new ones per seat, and the pair tests keep every table of their players
-    # (about 700 bytes a table without this, 450 with it).
+    # (441 bytes a table with this, 667 without, measured with tracemalloc).
     known: dict[Any, Any] = {}
     keep = known.setdefault
 
