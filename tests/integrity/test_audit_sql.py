@@ -7,8 +7,10 @@ on a second connection, and a read that stops early leaves the connection and a 
 transaction usable."""
 
 import contextlib
+import os
 import threading
 from datetime import date, datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -317,7 +319,7 @@ def test_the_database_audit_finds_what_the_in_memory_audit_finds(
     memory = audit(tables, sessions, params)
 
     players = window_players(**window, params=params)
-    sql = audits._audit_in_sql(window, params, None)
+    sql = audits._audit_in_sql(window, params, forked=False)
 
     assert sql.flags == memory.flags
     assert (
@@ -366,7 +368,7 @@ def test_the_database_audit_weighs_a_players_days_as_the_in_memory_audit_does(
     tables, sessions = observations(audit_rows(**window))
     memory = audit(tables, sessions, params)
 
-    sql = audits._audit_in_sql(window, params, None)
+    sql = audits._audit_in_sql(window, params, forked=False)
 
     assert sql.boosting == memory.boosting
     assert memory.boosting.family_size > 5
@@ -386,26 +388,29 @@ def _flag_rows(run_pk: int) -> list[tuple[str, tuple[str, ...], float | None, fl
 
 @pytest.mark.django_db(transaction=True)
 def test_outside_a_transaction_sql_counts_on_another_connection_during_the_load(
-    simulated: tuple[Season, Event], monkeypatch: pytest.MonkeyPatch
+    simulated: tuple[Season, Event], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     _, event = simulated
-    threads: list[int] = []
-    count = audits._pairs_alongside
+    calls = tmp_path / "calls"  # the forked process's call is seen through a file
+    count = audits._pairs
 
     def spy(*args: Any) -> Any:
-        threads.append(threading.get_ident())
+        with calls.open("a") as out:
+            out.write(f"{os.getpid()} {connection.connection is None}\n")
         return count(*args)
 
-    monkeypatch.setattr("integrity.services.audits._pairs_alongside", spy)
+    monkeypatch.setattr("integrity.services.audits._pairs", spy)
     with transaction.atomic():
         inside = audit_event(event=event)
         counted_inside = _flag_rows(inside.pk)
-    assert threads == []
+    assert calls.read_text() == f"{os.getpid()} False\n"  # inline, on the caller's connection
+    calls.unlink()
 
     outside = audit_event(event=event)
 
-    assert len(threads) == 1
-    assert threads[0] != threading.get_ident()
+    # In another process, which opens its own connection.
+    [(pid, fresh)] = [line.split() for line in calls.read_text().splitlines()]
+    assert (pid != str(os.getpid()), fresh) == (True, "True")
     assert outside.pk == inside.pk
     assert _flag_rows(outside.pk) == counted_inside
     assert {detector for detector, *_ in counted_inside} >= {"coseating", "pointflow", "sessions"}
