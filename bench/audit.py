@@ -36,11 +36,10 @@ After seeding, the tables are vacuumed and analyzed and a checkpoint taken (neit
 pays for hint bits, autovacuum or dirty pages); service and baseline are then run
 alternately, ``RUNS`` times each, and each side's fastest run kept; both ratios are printed.
 The budget (issue 22): the whole audit of the largest size within 300 s and 2 GB of peak
-memory, the audit's process and its forked process added (at scale 1.0, 10,000,000 games);
-below scale 1.0 the whole audit's time is also projected to 10,000,000 games, linearly in
-the games from the largest size: a guide, not a bound (with the pairs, 290 s projected from
-100,000 games against 327–349 s measured at 10,000,000 with the pairs' process a thread,
-docs/performance.md). The bench season, event, games, seats and players are
+process memory (at scale 1.0, 10,000,000 games); below scale 1.0 the whole audit's time is
+also projected to 10,000,000 games, linearly in the games from the largest size: a guide,
+not a bound (with the pairs, 290 s projected from 100,000 games against 327–349 s measured at
+10,000,000, docs/performance.md). The bench season, event, games, seats and players are
 removed before and after.
 """
 
@@ -237,15 +236,6 @@ def _service(event: Event) -> tuple[float, int, int, int]:
     return time.perf_counter() - started, result.tested, result.family_size, len(result.flags)
 
 
-def _peak_mb() -> float:
-    """The audit's peak memory in MB: this process's largest resident set plus its largest
-    child's (the audit's forked process). Each is its own maximum, and pages the child
-    shares with this process count twice, so the sum bounds the two at any moment."""
-    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    child = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return (own + child) / 1024
-
-
 def _whole(event: Event) -> tuple[float, dict[str, float]]:
     """(seconds, the run's own split) of the whole audit of the bench event."""
     started = time.perf_counter()
@@ -291,7 +281,7 @@ def audit_stage(scale: float, out: TextIO) -> list[Result]:
             with transaction.atomic():
                 _clean()
         ratio = service / baseline
-        peak = _peak_mb()
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         out.write(
             f"audit {games:,} games: co-seating {service:.2f} s ({tested:,} pairs tested, "
             f"m = {family:,}), SQL pair count {baseline:.2f} s, ratio {ratio:.2f}; {flags} "
@@ -301,7 +291,7 @@ def audit_stage(scale: float, out: TextIO) -> list[Result]:
         steps = ", ".join(f"{name} {seconds:.2f}" for name, seconds in split.items())
         out.write(
             f"audit {games:,} games: whole audit {whole:.2f} s ({steps}), ratio "
-            f"{whole_ratio:.2f}; peak of the audit and its forked process {peak:.0f} MB\n"
+            f"{whole_ratio:.2f}; process peak {peak:.0f} MB\n"
         )
         if games == largest and games < GAMES_AT_SCALE_1:
             projected = whole * GAMES_AT_SCALE_1 / games

@@ -9,10 +9,9 @@ flags ... flags on related players group into cases").
    and the pure detectors of :mod:`integrity.domain` run on the rest. Two connections share
    the work, each in one audit transaction
    (:func:`~integrity.sql.window.audit_transaction`): the audit's own connection, and a
-   second one in a forked process (:class:`~core.forked.Forked`: its Python does not wait
-   on this process's interpreter lock), outside a caller's transaction only: inside one,
-   whose uncommitted rows another connection would not see, everything runs on the
-   caller's connection, in the same order.
+   second one in a thread (outside a caller's transaction only: inside one, whose
+   uncommitted rows another connection would not see, everything runs on the caller's
+   connection, in the same order).
 
    On the audit's own connection:
 
@@ -35,7 +34,7 @@ flags ... flags on related players group into cases").
      co-seating's discoveries as the pairs who queue together
      (:func:`~integrity.domain.softplay.softplay_from_counts`).
 
-   In the forked process, on the second connection, meanwhile:
+   On the second connection meanwhile:
 
    * co-seating is counted in SQL (:func:`~integrity.sql.coseating.coseating_count`: only
      the candidate pairs come to Python, with the window's table count and the players of
@@ -45,9 +44,8 @@ flags ... flags on related players group into cases").
      ``history_days`` before it;
    * point flow runs on them, then "better together" (with the window's skills), the
      fed-account test and the cards kept on the co-seating discoveries among them (their
-     players' games are all in those tables). The hour activity and the skills are sent to
-     the process once the window's summary has them, and its results come back pickled.
-     Both processes run Python and PostgreSQL work at once, so the two cores are both
+     players' games are all in those tables). These pure tests run in Python while the
+     audit's own connection is still at work in PostgreSQL, so the two cores are both
      busy; the balance is measured in docs/performance.md.
 
    Each detector's result equals the pure detector's over the whole window (tested);
@@ -60,8 +58,8 @@ flags ... flags on related players group into cases").
 import logging
 import time
 from collections.abc import Mapping
-from concurrent.futures import Future
-from contextlib import ExitStack, closing
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import closing
 from dataclasses import asdict, dataclass
 from datetime import date, datetime, timedelta
 from typing import Any
@@ -75,7 +73,6 @@ from accounts.models import Player
 from core import collector
 from core.domain.clock import TOUR_TZ
 from core.errors import ServiceError
-from core.forked import Forked
 from core.jobs import job_progress
 from integrity.conf import audit_params
 from integrity.domain.audit import (
@@ -241,7 +238,7 @@ def _record(
 
 @dataclass(frozen=True)
 class _Paired:
-    """What the forked process finds: co-seating, the window's table count, the pair
+    """What the second connection finds: co-seating, the window's table count, the pair
     tests on the tables of co-seating's pairs, and the seconds each step took."""
 
     coseating: CoseatingResult
@@ -299,6 +296,20 @@ def _pairs(
     return _Paired(count.coseating, count.tables, pointflow, together, fed, kept, seconds)
 
 
+def _pairs_alongside(
+    window: Mapping[str, Any],
+    params: AuditParams,
+    activity: Future[HourActivity],
+    skills: Future[Mapping[str, float]],
+) -> _Paired:
+    """:func:`_pairs` on this thread's own connection, closed at the end: run by
+    :func:`audit_run` while the rest of the audit runs on its own connection."""
+    try:
+        return _pairs(window, params, activity, skills)
+    finally:
+        connection.close()
+
+
 #: The steps an audit reports to its job's panel: players, load, boosting, soft play,
 #: shared sessions, the pairs (co-seating and the pair tests).
 AUDIT_STEPS = 6
@@ -323,25 +334,33 @@ def _before(window: Mapping[str, Any], days: int) -> dict[str, Any]:
     }
 
 
-def _audit_in_sql(window: Mapping[str, Any], params: AuditParams, forked: bool) -> AuditOutcome:
-    """The audit (module docstring, step 2): co-seating and the pair tests in a forked process
-    on its own connection when ``forked`` (else on this connection once the window's summary
+def _audit_in_sql(
+    window: Mapping[str, Any], params: AuditParams, alongside: ThreadPoolExecutor | None
+) -> AuditOutcome:
+    """The audit (module docstring, step 2): co-seating and the pair tests on a second
+    connection by ``alongside`` (with ``None``, on this connection once the window's summary
     is read), the rest on this one. The outcome equals the in-memory audit's over the whole
     window (tested)."""
     seconds: dict[str, float] = {}
-    with ExitStack() as stack:
-        alongside = stack.enter_context(Forked(_pairs, window, params, waits=2)) if forked else None
-        stack.enter_context(audit_transaction())
+    activity: Future[HourActivity] = Future()
+    skills: Future[Mapping[str, float]] = Future()
+    pairing = None
+    if alongside is not None:
+        pairing = alongside.submit(_pairs_alongside, window, params, activity, skills)
+    with audit_transaction():
         started = time.perf_counter()
-        players = window_players(**window, params=params)
-        if alongside is not None:
-            alongside.send(players.activity, players.skill_by_external_id)
+        try:
+            players = window_players(**window, params=params)
+        except BaseException as exc:
+            for future in (activity, skills):  # the pairs alongside stop waiting for them
+                future.set_exception(exc)
+            raise
+        activity.set_result(players.activity)
+        skills.set_result(players.skill_by_external_id)
         seconds["players"] = time.perf_counter() - started
         job_progress(1, AUDIT_STEPS, "players")
-        if alongside is None:
-            paired = _pairs(
-                window, params, finished(players.activity), finished(players.skill_by_external_id)
-            )
+        if pairing is None:
+            pairing = finished(_pairs(window, params, activity, skills))
 
         started = time.perf_counter()
         with closing(seats_of(players.boosting, players.lone, **window)) as rows:
@@ -371,8 +390,7 @@ def _audit_in_sql(window: Mapping[str, Any], params: AuditParams, forked: bool) 
         seconds["sessions"] = time.perf_counter() - started
         job_progress(5, AUDIT_STEPS, "sessions")
 
-        if alongside is not None:
-            paired = alongside.result()
+        paired = pairing.result()
         job_progress(6, AUDIT_STEPS, "pairs")
         seconds.update(paired.seconds)
         started = time.perf_counter()
@@ -424,10 +442,11 @@ def audit_run(
     started = time.perf_counter()
     window = {"window_start": window_start, "window_end": window_end, "event": event}
     try:
-        with collector.paused():
+        with collector.paused(), ThreadPoolExecutor(max_workers=1) as pool:
             # Another connection would not see a caller's uncommitted rows: inside a
             # transaction everything runs on this connection.
-            found = _audit_in_sql(window, detector_params, not connection.in_atomic_block)
+            alongside = None if connection.in_atomic_block else pool
+            found = _audit_in_sql(window, detector_params, alongside)
         run = _record(run, found, dict(found.seconds), started)
     except Exception as exc:
         AuditRun.objects.filter(pk=run.pk).update(

@@ -7,10 +7,8 @@ on a second connection, and a read that stops early leaves the connection and a 
 transaction usable."""
 
 import contextlib
-import os
 import threading
 from datetime import date, datetime
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -319,7 +317,7 @@ def test_the_database_audit_finds_what_the_in_memory_audit_finds(
     memory = audit(tables, sessions, params)
 
     players = window_players(**window, params=params)
-    sql = audits._audit_in_sql(window, params, forked=False)
+    sql = audits._audit_in_sql(window, params, None)
 
     assert sql.flags == memory.flags
     assert (
@@ -368,7 +366,7 @@ def test_the_database_audit_weighs_a_players_days_as_the_in_memory_audit_does(
     tables, sessions = observations(audit_rows(**window))
     memory = audit(tables, sessions, params)
 
-    sql = audits._audit_in_sql(window, params, forked=False)
+    sql = audits._audit_in_sql(window, params, None)
 
     assert sql.boosting == memory.boosting
     assert memory.boosting.family_size > 5
@@ -388,29 +386,26 @@ def _flag_rows(run_pk: int) -> list[tuple[str, tuple[str, ...], float | None, fl
 
 @pytest.mark.django_db(transaction=True)
 def test_outside_a_transaction_sql_counts_on_another_connection_during_the_load(
-    simulated: tuple[Season, Event], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    simulated: tuple[Season, Event], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _, event = simulated
-    calls = tmp_path / "calls"  # the forked process's call is seen through a file
-    count = audits._pairs
+    threads: list[int] = []
+    count = audits._pairs_alongside
 
     def spy(*args: Any) -> Any:
-        with calls.open("a") as out:
-            out.write(f"{os.getpid()} {connection.connection is None}\n")
+        threads.append(threading.get_ident())
         return count(*args)
 
-    monkeypatch.setattr("integrity.services.audits._pairs", spy)
+    monkeypatch.setattr("integrity.services.audits._pairs_alongside", spy)
     with transaction.atomic():
         inside = audit_event(event=event)
         counted_inside = _flag_rows(inside.pk)
-    assert calls.read_text() == f"{os.getpid()} False\n"  # inline, on the caller's connection
-    calls.unlink()
+    assert threads == []
 
     outside = audit_event(event=event)
 
-    # In another process, which opens its own connection.
-    [(pid, fresh)] = [line.split() for line in calls.read_text().splitlines()]
-    assert (pid != str(os.getpid()), fresh) == (True, "True")
+    assert len(threads) == 1
+    assert threads[0] != threading.get_ident()
     assert outside.pk == inside.pk
     assert _flag_rows(outside.pk) == counted_inside
     assert {detector for detector, *_ in counted_inside} >= {"coseating", "pointflow", "sessions"}

@@ -3,10 +3,10 @@ in-memory audit given the same games as its history: it lets boosting test an ow
 the account early in the window (SPEC §7: 代练代打), and the pair tests read the week before
 of the window's pairs (串谋)."""
 
-import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from datetime import date, timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -85,7 +85,7 @@ def test_the_database_reads_the_history_the_in_memory_audit_is_given(
     memory = audit(tables, sessions, params, history=history)
     alone = audit(tables, sessions, params)
 
-    sql = audits._audit_in_sql(window, params, forked=False)
+    sql = audits._audit_in_sql(window, params, None)
 
     assert sql.boosting == memory.boosting
     assert (sql.pointflow, sql.together, sql.fed, sql.kept) == (
@@ -117,29 +117,29 @@ def test_the_database_reads_the_history_the_in_memory_audit_is_given(
 
 
 @pytest.mark.django_db(transaction=True)
-def test_outside_a_transaction_the_pair_tests_tables_are_read_in_the_forked_process(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+def test_outside_a_transaction_the_pair_tests_tables_are_read_on_the_other_connection(
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     event = _last_of_weeks(2)
     window = event_window(event)
     params = AuditParams()
     read = audits._tables_of_feeders
-    readers = tmp_path / "readers"  # the forked process's calls are seen through a file
+    threads: list[int] = []
 
     def spy(*args: Any) -> Any:
-        with readers.open("a") as out:
-            out.write(f"{os.getpid()}\n")
+        threads.append(threading.get_ident())
         return read(*args)
 
     monkeypatch.setattr(audits, "_tables_of_feeders", spy)
-    here = audits._audit_in_sql(window, params, forked=False)
-    assert readers.read_text().split() == [str(os.getpid())] * 2  # the window, the week before
-    readers.unlink()
+    here = audits._audit_in_sql(window, params, None)
+    assert threads == [threading.get_ident()] * 2  # the window, then the week before
+    threads.clear()
 
-    there = audits._audit_in_sql(window, params, forked=True)
+    with ThreadPoolExecutor(max_workers=1) as alongside:
+        there = audits._audit_in_sql(window, params, alongside)
 
-    [child, other] = readers.read_text().split()
-    assert child == other != str(os.getpid())
+    assert len(threads) == 2
+    assert threading.get_ident() not in threads
     assert replace(there, seconds={}) == replace(here, seconds={})  # every result alike
     # The week before was read: the three feeders' shared wins include it.
     assert sorted(f.shared_wins for f in there.pointflow.flags) == [22, 24, 24]
@@ -152,7 +152,7 @@ def test_no_history_days_reads_no_history(second_week: Event) -> None:
     params = AuditParams(history_days=0)
     tables, sessions = observations(audit_rows(**window))
 
-    sql = audits._audit_in_sql(window, params, forked=False)
+    sql = audits._audit_in_sql(window, params, None)
 
     assert sql.boosting == audit(tables, sessions, params).boosting
     assert booster not in {f.player for f in sql.boosting.flags}
@@ -199,7 +199,7 @@ def test_the_pair_tests_read_every_week_of_the_history(third_week: Event) -> Non
             )
         )
         memory = audit(tables, sessions, params, history=history)
-        sql = audits._audit_in_sql(window, params, forked=False)
+        sql = audits._audit_in_sql(window, params, None)
         pair_tests = ("pointflow", "together", "fed", "kept")
         assert [getattr(sql, t) for t in pair_tests] == [getattr(memory, t) for t in pair_tests]
         results[days] = memory

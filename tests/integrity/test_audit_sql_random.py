@@ -90,7 +90,7 @@ def test_each_sql_count_equals_its_pure_rule_on_random_weeks(week: Event, seed: 
     # The whole audit (boosting on the summary's testable players, point flow on the tables
     # of the pairs sharing enough) against the in-memory audit.
     memory = audit(tables, sessions, params)
-    sql = audits._audit_in_sql(window, params, forked=False)
+    sql = audits._audit_in_sql(window, params, None)
     assert (sql.coseating, sql.pointflow, sql.sessions, sql.boosting) == (
         memory.coseating,
         memory.pointflow,
