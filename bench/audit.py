@@ -38,7 +38,7 @@ alternately, ``RUNS`` times each, and each side's fastest run kept; both ratios 
 The budget (issue 22): the whole audit of the largest size within 300 s and 2 GB of peak
 process memory (at scale 1.0, 10,000,000 games); below scale 1.0 the whole audit's time is
 also projected to 10,000,000 games, linearly in the games from the largest size: a guide,
-not a bound (with the pairs, 290 s projected from 100,000 games against 327–349 s measured at
+not a bound (with the pairs, 290 s projected from 100,000 games against 327–356 s measured at
 10,000,000, docs/performance.md). The bench season, event, games, seats and players are
 removed before and after.
 """
